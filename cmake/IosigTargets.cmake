@@ -1,0 +1,39 @@
+# Helpers every component uses, so that warnings, sanitizers and test registration are uniform.
+
+# Our own code: strict warnings, C++20, optional sanitizers.
+function(iosig_target_defaults target)
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+    if(IOSIG_SANITIZE)
+        target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                                 -fno-sanitize-recover=undefined)
+        target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+    endif()
+endfunction()
+
+# A GoogleTest executable made of SOURCES, linked to LIBS, registered with ctest.
+# LABELS are attached to every discovered test (e.g. "root", "lab", "slow").
+function(iosig_add_gtest name)
+    cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS;PROPERTIES" ${ARGN})
+    add_executable(${name} ${ARG_SOURCES})
+    iosig_target_defaults(${name})
+    target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+    target_compile_definitions(${name} PRIVATE
+        IOSIG_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+        IOSIG_BINARY_DIR="${PROJECT_BINARY_DIR}"
+        IOSIG_SHARED_DIR="${IOSIG_SHARED_DIR}")
+    if(NOT ARG_TIMEOUT)
+        set(ARG_TIMEOUT 300)
+    endif()
+    set(labels ${ARG_LABELS})
+    if(IOSIG_SANITIZE)
+        list(APPEND labels sanitize)
+    endif()
+    gtest_discover_tests(${name}
+        DISCOVERY_TIMEOUT 60
+        PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${labels}" ${ARG_PROPERTIES})
+endfunction()
+
+# Announce that library TARGET (which must be named iosig_cli_<name>) contributes `iosig` subcommands.
+function(iosig_add_cli_module name)
+    set_property(GLOBAL APPEND PROPERTY IOSIG_CLI_MODULES ${name})
+endfunction()
