@@ -37,3 +37,14 @@ endfunction()
 function(iosig_add_cli_module name)
     set_property(GLOBAL APPEND PROPERTY IOSIG_CLI_MODULES ${name})
 endfunction()
+
+# A Catch2 v2 benchmark executable (bench/<component>/), output in ${PROJECT_BINARY_DIR}/bench.
+function(iosig_add_benchmark name)
+    cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+    add_executable(${name} ${ARG_SOURCES})
+    iosig_target_defaults(${name})
+    target_compile_definitions(${name} PRIVATE CATCH_CONFIG_ENABLE_BENCHMARKING
+        IOSIG_SOURCE_DIR="${PROJECT_SOURCE_DIR}" IOSIG_SHARED_DIR="${IOSIG_SHARED_DIR}")
+    target_link_libraries(${name} PRIVATE ${ARG_LIBS} Catch2::Catch2)
+    set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
+endfunction()

@@ -10,6 +10,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${IOSIG_BUILD_DIR:-$root/build}
 asan_dir=${IOSIG_ASAN_BUILD_DIR:-$root/build-asan}
 jobs=${IOSIG_JOBS:-$(nproc)}
+# clang-19 builds everything: the plugin, the eBPF programs and the libFuzzer targets need it anyway.
+compilers=(-DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19)
 
 say() { printf '\n== %s\n' "$*"; }
 
@@ -28,13 +30,13 @@ install_deps() {
 
 build_main() {
     say "building $build_dir"
-    cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${compilers[@]}"
     cmake --build "$build_dir" -j "$jobs"
 }
 
 build_sanitized() {
     say "building the ASan/UBSan tree $asan_dir (core and shim)"
-    cmake -S "$root" -B "$asan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DIOSIG_SANITIZE=ON \
+    cmake -S "$root" -B "$asan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DIOSIG_SANITIZE=ON "${compilers[@]}" \
         "-DIOSIG_COMPONENTS=selector;preload" -DIOSIG_BUILD_BENCH=OFF -DIOSIG_BUILD_FUZZ=OFF
     cmake --build "$asan_dir" -j "$jobs"
 }
