@@ -1,20 +1,29 @@
-// Parsing and formatting of sizes, durations, bandwidths and probabilities (see units.hpp).
+// Parsing and formatting of sizes, durations, bandwidths and probabilities (see units.hpp and the
+// "Quantities" section of docs/signatures.md).
 #include "iosig/units.hpp"
 
+#include "signature_spelling.hpp"
+#include "units_text.hpp"
+
+#include <algorithm>
 #include <array>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <span>
 #include <string>
 
 namespace iosig {
 namespace {
 
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
+using spelling::ascii_lower;
+using units_text::shortest_decimal;
+
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool is_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
 UnitError error_at(std::size_t offset, std::size_t length, std::string message,
@@ -22,230 +31,327 @@ UnitError error_at(std::size_t offset, std::size_t length, std::string message,
     return UnitError{offset, length, std::move(message), std::move(replacement)};
 }
 
-// Splits "<number><unit>" and parses the number (decimal, optional exponent, no sign).
-struct NumberAndUnit {
+// A quantity as written: "<number>[blanks]<unit>", optionally surrounded by blanks. The number is
+// unsigned decimal with an optional fraction and exponent; an all-digit number is also kept
+// exactly.
+struct Quantity {
     double number = 0;
+    std::optional<std::uint64_t> integer; // set when the number is written with digits only
     std::string_view unit;
     std::size_t unit_offset = 0;
+    std::size_t number_offset = 0;
+    std::size_t number_length = 0;
 };
 
-std::optional<NumberAndUnit> split_number(std::string_view text, UnitError& error) {
-    std::size_t end = 0;
-    while (end < text.size() &&
-           (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.' ||
-            ((text[end] == 'e' || text[end] == 'E') && end + 1 < text.size() &&
-             (std::isdigit(static_cast<unsigned char>(text[end + 1])) || text[end + 1] == '-' ||
-              text[end + 1] == '+')) ||
-            ((text[end] == '-' || text[end] == '+') && end > 0 &&
-             (text[end - 1] == 'e' || text[end - 1] == 'E'))))
+std::size_t scan_number(std::string_view text, std::size_t begin) {
+    std::size_t end = begin;
+    while (end < text.size() && (is_digit(text[end]) || text[end] == '.'))
         ++end;
-    if (end == 0) {
-        error = error_at(0, text.size(), text.empty() ? "expected a number" : "expected a number, got '" +
-                                                                                  std::string(text) + "'");
+    if (end > begin && end < text.size() && (text[end] == 'e' || text[end] == 'E')) {
+        std::size_t exponent = end + 1;
+        if (exponent < text.size() && (text[exponent] == '+' || text[exponent] == '-')) ++exponent;
+        if (exponent < text.size() && is_digit(text[exponent])) {
+            end = exponent;
+            while (end < text.size() && is_digit(text[end]))
+                ++end;
+        }
+    }
+    return end;
+}
+
+std::optional<Quantity> split_quantity(std::string_view text, std::string_view what,
+                                       UnitError& error) {
+    std::size_t begin = 0;
+    while (begin < text.size() && is_blank(text[begin]))
+        ++begin;
+    std::size_t last = text.size();
+    while (last > begin && is_blank(text[last - 1]))
+        --last;
+    if (begin == last) {
+        error = error_at(begin, 0, fmt::format("expected {}, got nothing", what));
         return std::nullopt;
     }
-    NumberAndUnit out;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + end, out.number);
-    if (ec != std::errc{} || ptr != text.data() + end || !std::isfinite(out.number)) {
-        error = error_at(0, end, "'" + std::string(text.substr(0, end)) + "' is not a valid number");
+    if (text[begin] == '-' || text[begin] == '+') {
+        const bool minus = text[begin] == '-';
+        error = error_at(begin, 1,
+                         minus ? fmt::format("{} cannot be negative", what)
+                               : std::string("drop the '+' sign"),
+                         minus ? std::nullopt : std::optional<std::string>(""));
         return std::nullopt;
     }
-    out.unit = text.substr(end);
-    out.unit_offset = end;
+    const std::size_t end = scan_number(text, begin);
+    if (end == begin) {
+        error = error_at(begin, last - begin,
+                         fmt::format("expected {} starting with a number, got '{}'", what,
+                                     text.substr(begin, last - begin)));
+        return std::nullopt;
+    }
+    Quantity out;
+    out.number_offset = begin;
+    out.number_length = end - begin;
+    const char* first = text.data() + begin;
+    const char* past = text.data() + end;
+    const auto [ptr, ec] = std::from_chars(first, past, out.number);
+    if (ec == std::errc::result_out_of_range || (ec == std::errc{} && !std::isfinite(out.number))) {
+        error =
+            error_at(begin, end - begin,
+                     fmt::format("number '{}' is out of range", text.substr(begin, end - begin)));
+        return std::nullopt;
+    }
+    if (ec != std::errc{} || ptr != past) {
+        error =
+            error_at(begin, end - begin,
+                     fmt::format("'{}' is not a valid number", text.substr(begin, end - begin)));
+        return std::nullopt;
+    }
+    if (std::all_of(first, past, is_digit)) {
+        std::uint64_t integer = 0;
+        if (std::from_chars(first, past, integer).ec == std::errc{}) out.integer = integer;
+    }
+    std::size_t unit = end;
+    while (unit < last && is_blank(text[unit]))
+        ++unit;
+    if (unit < last && text[unit] == ',' && unit == end && unit + 1 < last &&
+        is_digit(text[unit + 1])) {
+        const std::size_t fraction_end = scan_number(text, unit + 1);
+        std::string fixed(text.substr(begin, fraction_end - begin));
+        fixed[unit - begin] = '.';
+        error = error_at(begin, fraction_end - begin, "use '.' as the decimal point", fixed);
+        return std::nullopt;
+    }
+    out.unit = text.substr(unit, last - unit);
+    out.unit_offset = unit;
     return out;
 }
 
 struct UnitName {
-    const char* name;
+    std::string_view name; // matched case-insensitively; also the spelling offered in suggestions
     double factor;
 };
 
-constexpr std::array<UnitName, 22> size_units{{
-    {"", 1},           {"b", 1},
-    {"k", 0x1p10},     {"kb", 0x1p10},  {"kib", 0x1p10},
-    {"m", 0x1p20},     {"mb", 0x1p20},  {"mib", 0x1p20},
-    {"g", 0x1p30},     {"gb", 0x1p30},  {"gib", 0x1p30},
-    {"t", 0x1p40},     {"tb", 0x1p40},  {"tib", 0x1p40},
-    {"p", 0x1p50},     {"pb", 0x1p50},  {"pib", 0x1p50},
-    {"byte", 1},       {"bytes", 1},    {"kbyte", 0x1p10}, {"mbyte", 0x1p20}, {"gbyte", 0x1p30},
+// Suggestion order matters: the first of several equally close names is offered.
+constexpr std::array<UnitName, 24> size_units{{
+    {"", 1},           {"B", 1},          {"K", 0x1p10},     {"M", 0x1p20},     {"G", 0x1p30},
+    {"T", 0x1p40},     {"P", 0x1p50},     {"KiB", 0x1p10},   {"MiB", 0x1p20},   {"GiB", 0x1p30},
+    {"TiB", 0x1p40},   {"PiB", 0x1p50},   {"KB", 0x1p10},    {"MB", 0x1p20},    {"GB", 0x1p30},
+    {"TB", 0x1p40},    {"PB", 0x1p50},    {"bytes", 1},      {"byte", 1},       {"kbyte", 0x1p10},
+    {"mbyte", 0x1p20}, {"gbyte", 0x1p30}, {"tbyte", 0x1p40}, {"pbyte", 0x1p50},
 }};
 
-constexpr std::array<UnitName, 22> duration_units{{
-    {"", 1},          {"s", 1},         {"sec", 1},        {"secs", 1},
-    {"ns", 1e-9},     {"us", 1e-6},     {"ms", 1e-3},
-    {"min", 60},      {"mins", 60},     {"m", 60},
-    {"h", 3600},      {"hr", 3600},     {"hrs", 3600},
-    {"d", 86400},     {"day", 86400},   {"days", 86400},
-    {"w", 604800},    {"week", 604800}, {"weeks", 604800},
-    {"y", seconds_per_year}, {"year", seconds_per_year}, {"years", seconds_per_year},
+// "m" is deliberately absent: minutes or months? Writing "min" removes the doubt.
+constexpr std::array<UnitName, 34> duration_units{{
+    {"", 1},
+    {"s", 1},
+    {"min", 60},
+    {"h", 3600},
+    {"d", 86400},
+    {"w", 604800},
+    {"y", seconds_per_year},
+    {"ms", 1e-3},
+    {"us", 1e-6},
+    {"ns", 1e-9},
+    {"\u00b5s", 1e-6},
+    {"\u03bcs", 1e-6},
+    {"sec", 1},
+    {"secs", 1},
+    {"second", 1},
+    {"seconds", 1},
+    {"mins", 60},
+    {"minute", 60},
+    {"minutes", 60},
+    {"hr", 3600},
+    {"hrs", 3600},
+    {"hour", 3600},
+    {"hours", 3600},
+    {"day", 86400},
+    {"days", 86400},
+    {"week", 604800},
+    {"weeks", 604800},
+    {"yr", seconds_per_year},
+    {"yrs", seconds_per_year},
+    {"year", seconds_per_year},
+    {"years", seconds_per_year},
+    {"msec", 1e-3},
+    {"usec", 1e-6},
+    {"nsec", 1e-9},
 }};
 
 template <std::size_t N>
 const UnitName* find_unit(const std::array<UnitName, N>& units, std::string_view unit) {
-    const std::string key = lower(unit);
     for (const auto& u : units)
-        if (key == u.name) return &u;
+        if (spelling::equals_ignoring_case(unit, u.name)) return &u;
     return nullptr;
 }
 
-// The unit name closest to `unit` in edit distance <= 1 on letters (for "16Q" -> none, "kbb" -> "kb").
 template <std::size_t N>
-std::optional<std::string> closest_unit(const std::array<UnitName, N>& units, std::string_view unit) {
-    const std::string key = lower(unit);
-    for (const auto& u : units) {
-        const std::string_view name = u.name;
-        if (name.empty()) continue;
-        const std::size_t a = key.size(), b = name.size();
-        if (a + 1 < b || b + 1 < a) continue;
-        std::size_t i = 0;
-        while (i < a && i < b && key[i] == name[i]) ++i;
-        // one substitution, insertion or deletion after the common prefix
-        const std::string_view ka = std::string_view(key).substr(std::min(i + 1, a));
-        const std::string_view nb = name.substr(std::min(i + 1, b));
-        if (ka == nb || std::string_view(key).substr(i) == nb ||
-            ka == name.substr(i))
-            return std::string(name);
+std::optional<std::string> closest_unit(const std::array<UnitName, N>& units,
+                                        std::string_view unit) {
+    std::array<std::string_view, N> names{};
+    std::ranges::transform(units, names.begin(), &UnitName::name);
+    const auto index = spelling::closest(unit, std::span<const std::string_view>(names));
+    if (!index) return std::nullopt;
+    return std::string(units[*index].name);
+}
+
+// A single mistyped letter is one edit away from every one-letter unit, so edit distance cannot
+// choose: prefer the nearest key next to it on the keyboard ("16J" -> "16K", "16N" -> "16M"), else
+// M, the commonest unit of IO sizes in signatures and configs.
+std::string guess_size_letter(char typed) {
+    char best = 'M';
+    double best_distance = 1e9;
+    for (char unit : {'M', 'K', 'G', 'T', 'P', 'B'}) {
+        const double distance = spelling::keyboard_distance(typed, unit);
+        if (spelling::keyboard_adjacent(typed, unit) && distance < best_distance) {
+            best = unit;
+            best_distance = distance;
+        }
     }
-    return std::nullopt;
+    return std::string(1, best);
+}
+
+bool is_month(std::string_view unit) {
+    const std::string key = ascii_lower(unit);
+    return key == "mo" || key == "mon" || key == "month" || key == "months";
 }
 
 } // namespace
 
 UnitResult<std::uint64_t> parse_size(std::string_view text) {
     UnitResult<std::uint64_t> result;
-    auto parts = split_number(text, result.error);
-    if (!parts) return result;
-    const UnitName* unit = find_unit(size_units, parts->unit);
+    const auto quantity = split_quantity(text, "a size", result.error);
+    if (!quantity) return result;
+    const UnitName* unit = find_unit(size_units, quantity->unit);
     if (!unit) {
-        auto guess = closest_unit(size_units, parts->unit);
-        std::string message = "unknown size unit '" + std::string(parts->unit) +
-                              "' (use B, K, M, G, T or P; all base 1024)";
-        if (!guess && parts->unit.size() == 1) guess = "M";  // a single stray letter: offer the common one
-        result.error = error_at(parts->unit_offset, parts->unit.size(), std::move(message),
-                                guess ? std::optional<std::string>(fmt::format(
-                                            "{}", std::string(1, static_cast<char>(std::toupper(
-                                                                     static_cast<unsigned char>((*guess)[0])))) +
-                                                      guess->substr(1)))
-                                      : std::nullopt);
+        std::optional<std::string> guess = closest_unit(size_units, quantity->unit);
+        if (!guess && quantity->unit.size() == 1) guess = guess_size_letter(quantity->unit[0]);
+        result.error =
+            error_at(quantity->unit_offset, quantity->unit.size(),
+                     fmt::format("unknown size unit '{}' (use B, K, M, G, T or P; all base 1024)",
+                                 quantity->unit),
+                     std::move(guess));
         return result;
     }
-    const double bytes = parts->number * unit->factor;
+    const std::uint64_t factor = static_cast<std::uint64_t>(unit->factor);
+    if (quantity->integer) {
+        if (*quantity->integer > UINT64_MAX / factor) {
+            result.error = error_at(
+                0, text.size(), fmt::format("size '{}' is too large (at most 16 EiB - 1 B)", text));
+            return result;
+        }
+        result.value = *quantity->integer * factor;
+        return result;
+    }
+    const double bytes = std::round(quantity->number * unit->factor);
     if (bytes >= 0x1p64) {
-        result.error = error_at(0, text.size(), "size '" + std::string(text) + "' is too large");
+        result.error = error_at(0, text.size(),
+                                fmt::format("size '{}' is too large (at most 16 EiB - 1 B)", text));
         return result;
     }
-    result.value = static_cast<std::uint64_t>(std::llround(bytes));
+    result.value = static_cast<std::uint64_t>(bytes);
     return result;
 }
 
 UnitResult<double> parse_duration_seconds(std::string_view text) {
     UnitResult<double> result;
-    auto parts = split_number(text, result.error);
-    if (!parts) return result;
-    const UnitName* unit = find_unit(duration_units, parts->unit);
+    const auto quantity = split_quantity(text, "a duration", result.error);
+    if (!quantity) return result;
+    const UnitName* unit = find_unit(duration_units, quantity->unit);
     if (!unit) {
-        auto guess = closest_unit(duration_units, parts->unit);
-        result.error = error_at(parts->unit_offset, parts->unit.size(),
-                                "unknown duration unit '" + std::string(parts->unit) +
-                                    "' (use s, min, h, d, w or y; ms, us, ns for latencies)",
-                                guess);
+        const std::string_view u = quantity->unit;
+        std::string message =
+            fmt::format("unknown duration unit '{}' (use s, min, h, d, w or y; ms, us, ns "
+                        "for latencies)",
+                        u);
+        std::optional<std::string> guess;
+        if (spelling::equals_ignoring_case(u, "m")) {
+            message = "'m' is ambiguous (minutes or months?): write 'min' for minutes";
+            guess = "min";
+        } else if (is_month(u)) {
+            message = "months vary in length and are not a unit: use d, w or y";
+        } else {
+            guess = closest_unit(duration_units, u);
+        }
+        result.error =
+            error_at(quantity->unit_offset, u.size(), std::move(message), std::move(guess));
         return result;
     }
-    result.value = parts->number * unit->factor;
+    result.value = quantity->number * unit->factor;
+    if (!std::isfinite(*result.value)) {
+        result.value.reset();
+        result.error = error_at(0, text.size(), fmt::format("duration '{}' is out of range", text));
+    }
     return result;
 }
 
 UnitResult<double> parse_bandwidth(std::string_view text) {
     UnitResult<double> result;
     std::string_view size_part = text;
-    const std::string low = lower(text);
+    while (!size_part.empty() && is_blank(size_part.back()))
+        size_part.remove_suffix(1);
+    const std::string low = ascii_lower(size_part);
     for (std::string_view suffix : {"/s", "/sec", "ps"}) {
-        if (low.size() > suffix.size() && std::string_view(low).ends_with(suffix) &&
-            !(suffix == "ps" && low.size() >= 3 && !std::isalpha(static_cast<unsigned char>(low[low.size() - 3])))) {
-            size_part = text.substr(0, text.size() - suffix.size());
-            break;
-        }
+        if (!std::string_view(low).ends_with(suffix)) continue;
+        const std::string_view before = std::string_view(low).substr(0, low.size() - suffix.size());
+        // "ps" only after a unit letter ("MBps"); "5ps" would be picoseconds, not a rate.
+        if (suffix == "ps" && (before.empty() || before.back() < 'a' || before.back() > 'z'))
+            continue;
+        size_part = size_part.substr(0, before.size());
+        break;
     }
-    auto parts = split_number(size_part, result.error);
-    if (!parts) return result;
-    const UnitName* unit = find_unit(size_units, parts->unit);
+    const auto quantity = split_quantity(size_part, "a bandwidth", result.error);
+    if (!quantity) return result;
+    const UnitName* unit = find_unit(size_units, quantity->unit);
     if (!unit) {
-        result.error = error_at(parts->unit_offset, parts->unit.size(),
-                                "unknown bandwidth unit '" + std::string(parts->unit) +
-                                    "' (use e.g. 500M/s; base 1024)");
+        result.error = error_at(
+            quantity->unit_offset, quantity->unit.size(),
+            fmt::format("unknown bandwidth unit '{}' (use e.g. 500M/s; base 1024)", quantity->unit),
+            closest_unit(size_units, quantity->unit));
         return result;
     }
-    result.value = parts->number * unit->factor;
+    result.value = quantity->number * unit->factor;
     return result;
 }
 
 UnitResult<double> parse_probability(std::string_view text) {
     UnitResult<double> result;
-    auto parts = split_number(text, result.error);
-    if (!parts) return result;
-    if (!parts->unit.empty()) {
-        result.error = error_at(parts->unit_offset, parts->unit.size(),
+    const auto quantity = split_quantity(text, "a probability", result.error);
+    if (!quantity) return result;
+    const std::size_t whole = quantity->number_offset;
+    const std::size_t whole_length = quantity->unit_offset + quantity->unit.size() - whole;
+    if (quantity->unit == "%") {
+        const double fraction = quantity->number / 100;
+        result.error = error_at(
+            whole, whole_length, "write a probability as a fraction, not a percentage",
+            fraction > 0 && fraction < 1 ? std::optional<std::string>(shortest_decimal(fraction))
+                                         : std::nullopt);
+        return result;
+    }
+    if (quantity->unit.starts_with('/')) {
+        UnitError ignored;
+        const auto denominator = split_quantity(quantity->unit.substr(1), "a number", ignored);
+        std::optional<std::string> fixed;
+        if (denominator && denominator->unit.empty() && denominator->number > 0 &&
+            quantity->number / denominator->number > 0 &&
+            quantity->number / denominator->number < 1)
+            fixed = shortest_decimal(quantity->number / denominator->number);
+        result.error =
+            error_at(whole, whole_length, "write a probability as a decimal number, not a fraction",
+                     std::move(fixed));
+        return result;
+    }
+    if (!quantity->unit.empty()) {
+        result.error = error_at(quantity->unit_offset, quantity->unit.size(),
                                 "a probability takes no unit: write e.g. 1e-6 or 0.001");
         return result;
     }
-    if (!(parts->number > 0 && parts->number < 1)) {
-        result.error = error_at(0, text.size(),
-                                "probability must lie strictly between 0 and 1, got " + std::string(text));
+    if (!(quantity->number > 0 && quantity->number < 1)) {
+        result.error = error_at(whole, quantity->number_length,
+                                fmt::format("probability must lie strictly between 0 and 1, got {}",
+                                            text.substr(whole, quantity->number_length)));
         return result;
     }
-    result.value = parts->number;
+    result.value = quantity->number;
     return result;
-}
-
-std::string format_size(std::uint64_t bytes) {
-    static constexpr std::array<const char*, 6> names{"", "K", "M", "G", "T", "P"};
-    std::size_t unit = 0;
-    while (unit + 1 < names.size() && bytes != 0 && bytes % 1024 == 0) {
-        bytes /= 1024;
-        ++unit;
-    }
-    return fmt::format("{}{}", bytes, names[unit]);
-}
-
-std::string format_duration(double seconds) {
-    static constexpr std::array<UnitName, 6> units{{{"y", seconds_per_year},
-                                                   {"w", 604800},
-                                                   {"d", 86400},
-                                                   {"h", 3600},
-                                                   {"min", 60},
-                                                   {"s", 1}}};
-    for (const auto& u : units) {
-        const double count = seconds / u.factor;
-        if (count >= 1 && count == std::floor(count) && count < 1e15 && count * u.factor == seconds)
-            return fmt::format("{}{}", static_cast<std::uint64_t>(count), u.name);
-    }
-    return fmt::format("{}s", seconds);  // fmt's shortest round-trip representation
-}
-
-std::string format_probability(double probability) { return fmt::format("{}", probability); }
-
-std::string human_size(double bytes) {
-    static constexpr std::array<const char*, 6> names{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    std::size_t unit = 0;
-    while (unit + 1 < names.size() && bytes >= 1024) {
-        bytes /= 1024;
-        ++unit;
-    }
-    return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, names[unit]);
-}
-
-std::string human_bandwidth(double bytes_per_second) { return human_size(bytes_per_second) + "/s"; }
-
-std::string human_duration(double seconds) {
-    if (std::isinf(seconds)) return "unbounded";
-    if (seconds >= seconds_per_year) return fmt::format("{:.3g} y", seconds / seconds_per_year);
-    if (seconds >= 86400) return fmt::format("{:.3g} d", seconds / 86400);
-    if (seconds >= 3600) return fmt::format("{:.3g} h", seconds / 3600);
-    if (seconds >= 60) return fmt::format("{:.3g} min", seconds / 60);
-    if (seconds >= 1) return fmt::format("{:.3g} s", seconds);
-    if (seconds >= 1e-3) return fmt::format("{:.3g} ms", seconds * 1e3);
-    if (seconds >= 1e-6) return fmt::format("{:.3g} us", seconds * 1e6);
-    return fmt::format("{:.3g} ns", seconds * 1e9);
 }
 
 } // namespace iosig

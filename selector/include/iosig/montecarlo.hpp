@@ -19,8 +19,13 @@ struct MonteCarloSetup {
     double file_bits = 0;       // size of the protected data in bits
     std::uint64_t trials = 20000;
     std::uint64_t seed = 1;
+    // Bias partially degraded states towards further failures and reweight (unbiased either way;
+    // without it rare losses need orders of magnitude more trials). Off: plain simulation.
+    bool failure_biasing = true;
 };
 
+// A trial is one regenerative cycle (from all devices up back to all devices up); the estimate is the
+// mean time between data-loss events, which is what Eq. 2 approximates (docs/selection.md).
 struct MonteCarloResult {
     double mean_seconds = 0;        // estimated MTTDL
     double standard_error = 0;      // of the mean

@@ -21,6 +21,8 @@ struct SourceLocation {
     std::string file;
     int line = 0;    // 1-based; 0 when unknown
     int column = 0;  // 1-based
+
+    friend bool operator==(const SourceLocation&, const SourceLocation&) = default;
 };
 
 enum class DeviceStructure : std::uint8_t { simple, complex, partition };
@@ -48,12 +50,16 @@ struct Performance {
     double op_latency = 0;       // s, per IO call (OS + device + network)
     double seek_latency = 0;     // s, added only for random IO on rotational media
     double max_iops = 0;         // ops/s (0: no cap)
+
+    friend bool operator==(const Performance&, const Performance&) = default;
 };
 
 struct ReliabilityFigures {
     std::optional<double> mttf;  // s
     std::optional<double> ber;   // raw bit error rate, e.g. 1e-6
     std::optional<double> mttr;  // s
+
+    friend bool operator==(const ReliabilityFigures&, const ReliabilityFigures&) = default;
 };
 
 struct Device {
@@ -77,13 +83,21 @@ struct Device {
     // partition
     std::string owner;  // the device this is a partition of (never itself a partition)
 
+    // The `calibration:` map as YAML text: free-form, preserved by load and to_yaml, not interpreted.
+    std::string calibration_yaml;
+
     SourceLocation where;
+
+    // Compares `where` too: clear it on both sides to compare models read from different files.
+    friend bool operator==(const Device&, const Device&) = default;
 };
 
 // The file system's ECC: up to `correctable_bits` bit errors per `sector_bits`-bit sector are fixed.
 struct Ecc {
     unsigned correctable_bits = 0;
     unsigned sector_bits = 4096;
+
+    friend bool operator==(const Ecc&, const Ecc&) = default;
 };
 
 struct Mount {
@@ -100,7 +114,10 @@ struct Mount {
     std::uint64_t block_size = 4096;
     std::uint64_t max_file_size = 0;  // bytes (0: no limit)
     Ecc ecc;
+    std::string calibration_yaml;  // as Device::calibration_yaml
     SourceLocation where;
+
+    friend bool operator==(const Mount&, const Mount&) = default;
 };
 
 // CAWL's system parameters (page cache, dirty thresholds, syscall and libc costs). Optional until the
@@ -121,6 +138,8 @@ struct SystemParameters {
     std::optional<double> dirty_expire;                // s (vm.dirty_expire_centisecs / 100)
     std::optional<double> dirty_writeback_interval;    // s (vm.dirty_writeback_centisecs / 100)
     std::optional<std::uint64_t> stdio_buffer_size;    // bytes (__fbufsize of a fresh FILE*)
+
+    friend bool operator==(const SystemParameters&, const SystemParameters&) = default;
 };
 
 struct Node {
@@ -134,6 +153,8 @@ struct Node {
 
     const Device* find_device(std::string_view name) const;
     const Mount* find_mount(std::string_view path) const;
+
+    friend bool operator==(const Node&, const Node&) = default;
 };
 
 std::string_view to_string(MediaKind);

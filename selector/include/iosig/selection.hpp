@@ -13,14 +13,21 @@
 
 namespace iosig {
 
+// The file size MTTDL and availability are evaluated for when a signature gives no totalsize.
+inline constexpr std::uint64_t default_reliability_file_size = std::uint64_t{1} << 30;
+
 struct SelectionContext {
     // Job lifetime for `availability` (s). See job_lifetime_from_environment().
     double job_lifetime = 24 * 3600;
     std::string job_lifetime_source = "default (24 h)";
+    // false: decide only. Exclusions keep their reason but get no text, and mttdl_basis and tie_break
+    // stay empty; the choice, throughputs and MTTDLs are the same (for hot paths such as open()).
+    bool explain = true;
 };
 
-// IOSIG_JOB_LIFETIME (a duration), else the Slurm time limit (SLURM_JOB_END_TIME - now, or
-// SLURM_TIME_LIMIT minutes), else the documented default of 24 h.
+// IOSIG_JOB_LIFETIME (a duration), else the Slurm job's span (SLURM_JOB_END_TIME -
+// SLURM_JOB_START_TIME, identical in every rank; SLURM_JOB_END_TIME - now without a start time), else
+// SLURM_TIME_LIMIT minutes, else the documented default of 24 h.
 SelectionContext selection_context_from_environment();
 
 enum class ExclusionReason : std::uint8_t {
@@ -58,8 +65,32 @@ struct Selection {
     const Mount* chosen() const { return choice ? candidates[*choice].mount : nullptr; }
 };
 
+// An MTTDL for people: "7711 y", "15.6 months" is shown as "1.3 y", "none" for 0 (not reliable),
+// "unbounded" for +inf. human_duration() would write 7.71e+03 y.
+std::string human_mttdl(double seconds);
+
 // Deterministic: the same node and signature give the same choice in every process. Ties in
 // throughput (relative difference < 1e-9) are broken by mount path, lexicographically.
 Selection select_mount(const Node& node, const Signature& signature, const SelectionContext& context);
+
+// A node prepared for many selections: what depends only on the node (each mount's Eq. 3 parameters,
+// its reliability model, the fixed parts of its explanation, its free space) is computed once.
+// select(s, c) gives exactly select_mount(node, s, c). The node must outlive the selector; changes
+// to it after construction are not seen.
+class MountSelector {
+public:
+    explicit MountSelector(const Node& node);
+    ~MountSelector();
+    MountSelector(MountSelector&&) noexcept;
+    MountSelector& operator=(MountSelector&&) noexcept;
+
+    Selection select(const Signature& signature, const SelectionContext& context) const;
+    const Node& node() const { return *node_; }
+
+private:
+    struct PreparedMount;
+    const Node* node_;
+    std::vector<PreparedMount> mounts_;
+};
 
 } // namespace iosig

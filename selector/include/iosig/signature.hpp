@@ -77,6 +77,9 @@ Signature apply_overrides(Signature base, const Signature& overrides);
 // parse_signature(to_canonical(s)).value == s, and to_canonical is idempotent on its own output.
 std::string to_canonical(const Signature& signature);
 
+// "sig [NAME] params" / "sigdef NAME params" with the parameters in canonical form.
+std::string to_canonical(const Directive& directive);
+
 // Named signatures visible at some point (a translation unit, a rules file).
 class SigdefTable {
 public:
@@ -93,5 +96,19 @@ private:
 // "random persist") and resolves its NAME in `table`. A leading word that is neither a keyword nor a
 // parameter is taken as a NAME; an unknown NAME is an error (with a suggestion if one is close).
 Parsed<Signature> resolve_sig(std::string_view text, const SigdefTable& table);
+
+// For terminals and logs: the message, the text, a caret line under [offset, offset+length) (tabs
+// and UTF-8 kept aligned) and, if there is one, the replacement under it. Every line ends in '\n'.
+//   unknown parameter 'sequental'; did you mean 'sequential'?
+//     sequental persist
+//     ^~~~~~~~~
+//     sequential
+std::string render_sig_error(std::string_view text, const SigError& error);
+
+// `text` with every error's replacement applied, if every error has one and no two overlap (the
+// basis of "did you mean: ..." for a whole signature); nothing otherwise. The result is not
+// re-checked.
+std::optional<std::string> apply_replacements(std::string_view text,
+                                              const std::vector<SigError>& errors);
 
 } // namespace iosig

@@ -1,0 +1,75 @@
+// CAWL Alg. 1, Syscall_IO_Cost: the cost of a buffered (non-synchronous) write() with the page cache,
+// background flushing during delays and writes, and the kernel's throttling.
+//
+// Calls must come in program order; each updates the simulated clock, the dirty blocks and the
+// throttling state the next call depends on. Long idle gaps, a drained cache and rewrites are all
+// ordinary inputs: the model never aborts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "iosig/cachesim/page_cache.hpp"
+#include "iosig/cachesim/parameters.hpp"
+#include "iosig/cachesim/throttle.hpp"
+
+namespace iosig::cachesim {
+
+struct WriteCost {
+    double cost = 0;         // seconds the call takes
+    double start = 0;        // simulated time it starts (after its delay)
+    double pause = 0;        // part of `cost` spent paused by balance_dirty_pages
+    double dirty_after = 0;  // dirty bytes (incl. write-back) when it returns
+    std::uint64_t newly_dirtied = 0;  // bytes that were clean before
+    CacheState state = CacheState::no_flush;  // the most restrictive state during the call
+};
+
+// One point of the predicted dirty trajectory.
+struct DirtyPoint {
+    double time;
+    double dirty;  // bytes
+};
+
+// Where the simulation starts: dirty data already in the cache (other processes', from the kernel's
+// live state) and the simulated clock.
+struct InitialState {
+    double foreign_dirty = 0;  // bytes
+    double time = 0;
+};
+
+class SyscallWriteModel {
+public:
+    explicit SyscallWriteModel(const ModelParameters& p, const InitialState& initial = {});
+
+    // Alg. 1: `delay` seconds of computation, then write(fd, size) at `offset` of `file`.
+    WriteCost write(FileId file, std::uint64_t offset, std::uint64_t size, double delay);
+
+    // Time passes without IO (the flusher keeps working).
+    void idle(double seconds);
+
+    double now() const { return now_; }
+    double dirty_bytes() const { return cache_.dirty_bytes(); }
+    double dirty_ratelimit() const { return ratelimit_.rate(); }
+    const PageCacheModel& cache() const { return cache_; }
+    const ModelParameters& parameters() const { return p_; }
+
+    // Receives (time, dirty bytes) at every change of pace when set (for trajectories).
+    void record_trajectory(std::vector<DirtyPoint>* out) { trajectory_ = out; }
+
+private:
+    double flush_for(double duration);
+    double step_bytes() const;
+    void note(double time);
+
+    ModelParameters p_;
+    PageCacheModel cache_;
+    DirtyRatelimit ratelimit_;
+    double now_ = 0;
+    double paused_when_ = 0;       // the kernel's dirty_paused_when (think-time credit)
+    double ratelimit_stamp_ = 0;   // start of the current ratelimit interval
+    double dirtied_in_interval_ = 0;
+    std::vector<DirtyPoint>* trajectory_ = nullptr;
+};
+
+} // namespace iosig::cachesim

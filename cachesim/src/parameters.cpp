@@ -1,0 +1,213 @@
+// Resolving the model's parameters from the node model (and the live kernel state), and storing
+// measured ones back into it.
+#include "iosig/cachesim/parameters.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "iosig/cachesim/kernel_state.hpp"
+#include "iosig/units.hpp"
+
+namespace iosig::cachesim {
+
+std::string_view to_string(Method method) {
+    switch (method) {
+    case Method::direct: return "direct";
+    case Method::sync: return "sync";
+    case Method::buffered: return "buffered";
+    case Method::stdio: return "stdio";
+    }
+    return "?";
+}
+
+std::optional<Method> parse_method(std::string_view text) {
+    for (Method m : {Method::direct, Method::sync, Method::buffered, Method::stdio})
+        if (text == to_string(m)) return m;
+    return std::nullopt;
+}
+
+const Mount* mount_for_path(const Node& node, std::string_view path) {
+    const Mount* best = nullptr;
+    for (const Mount& mount : node.mounts) {
+        std::string_view mp = mount.path;
+        while (mp.size() > 1 && mp.back() == '/') mp.remove_suffix(1);
+        const bool inside = path == mp || mp == "/" ||
+                            (path.starts_with(mp) && path.size() > mp.size() && path[mp.size()] == '/');
+        if (inside && (!best || mp.size() > best->path.size())) best = &mount;
+    }
+    return best;
+}
+
+namespace {
+
+// Collects missing keys while filling the parameters.
+class Resolver {
+public:
+    explicit Resolver(ResolvedParameters& out) : out_(out) {}
+
+    template <class T>
+    void need(const std::optional<T>& value, double& target, const char* key) {
+        if (value && *value > 0) target = static_cast<double>(*value);
+        else out_.missing.emplace_back(key);
+    }
+    void need_positive(double value, double& target, std::string key) {
+        if (value > 0) target = value;
+        else out_.missing.push_back(std::move(key));
+    }
+    void note(std::string text) { out_.notes.push_back(std::move(text)); }
+
+private:
+    ResolvedParameters& out_;
+};
+
+bool thresholds_from_node(const SystemParameters& s, DirtyThresholds& t) {
+    double hard = 0, background = 0;
+    if (s.dirty_bytes && *s.dirty_bytes > 0) hard = static_cast<double>(*s.dirty_bytes);
+    else if (s.dirty_ratio && s.dirtyable_memory)
+        hard = *s.dirty_ratio * static_cast<double>(*s.dirtyable_memory);
+    if (s.dirty_background_bytes && *s.dirty_background_bytes > 0)
+        background = static_cast<double>(*s.dirty_background_bytes);
+    else if (s.dirty_background_ratio && s.dirtyable_memory)
+        background = *s.dirty_background_ratio * static_cast<double>(*s.dirtyable_memory);
+    if (hard <= 0 || background <= 0) return false;
+    // The kernel caps the background threshold at half of the hard one.
+    if (background >= hard) background = hard / 2;
+    t.hard = hard;
+    t.background = background;
+    t.limit = hard;
+    return true;
+}
+
+} // namespace
+
+ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Method method,
+                                      const KernelDirtyState* live) {
+    ResolvedParameters out;
+    Resolver r(out);
+    ModelParameters p;
+    const SystemParameters& s = node.system;
+    const Device* device = node.find_device(mount.device);
+    const std::string dev_key = fmt::format("devices.{}.performance", mount.device);
+    if (!device) {
+        out.missing.push_back(fmt::format("devices.{} (mount {} refers to it)", mount.device, mount.path));
+        return out;
+    }
+    const Performance& perf = device->performance;
+    p.page_size = static_cast<double>(node.page_size ? node.page_size : 4096);
+    p.block_size = static_cast<double>(mount.block_size ? mount.block_size : 4096);
+    p.seek_latency = perf.seek_latency;
+    p.device_read_bw = perf.seq_read_bw > 0 ? perf.seq_read_bw : perf.seq_write_bw;
+    r.need_positive(perf.seq_write_bw, p.device_write_bw, dev_key + ".seq_write_bw");
+    p.writeback_bw = p.device_write_bw;
+    if (const auto wb = stored_writeback_bandwidth(*device)) p.writeback_bw = *wb;
+
+    if (method == Method::direct) {
+        // Eq. 2's fixed cost: the device's per-call latency as measured through O_DIRECT, else the
+        // node's synchronous write() cost.
+        if (perf.op_latency > 0) p.direct_write_base = perf.op_latency;
+        else r.need(s.sync_write_syscall_base, p.direct_write_base,
+                    (dev_key + ".op_latency (or system.sync_write_syscall_base)").c_str());
+    }
+    if (method == Method::sync) r.need(s.sync_write_syscall_base, p.sync_write_syscall_base, "system.sync_write_syscall_base");
+
+    // The copy into the page cache: page_cache_write_bw, or 1 / write_syscall_per_byte.
+    const bool cached = method != Method::direct;
+    if (cached) {
+        if (s.page_cache_write_bw && *s.page_cache_write_bw > 0) p.page_cache_write_bw = *s.page_cache_write_bw;
+        else if (s.write_syscall_per_byte && *s.write_syscall_per_byte > 0)
+            p.page_cache_write_bw = 1.0 / *s.write_syscall_per_byte;
+        else out.missing.emplace_back("system.page_cache_write_bw");
+    }
+    if (method == Method::sync) {
+        // sync_write_syscall_per_byte is the whole slope of an O_SYNC write's cost (as iosig-calibrate
+        // measures it): copy + device. Eq. 3 needs the copy part.
+        if (s.sync_write_syscall_per_byte && *s.sync_write_syscall_per_byte > 0 && p.device_write_bw > 0)
+            p.sync_copy_per_byte = std::max(0.0, *s.sync_write_syscall_per_byte - 1.0 / p.device_write_bw);
+        else if (p.page_cache_write_bw > 0) p.sync_copy_per_byte = 1.0 / p.page_cache_write_bw;
+    }
+    if (method == Method::buffered || method == Method::stdio) {
+        r.need(s.write_syscall_base, p.write_syscall_base, "system.write_syscall_base");
+        if (s.page_cache_write_bw_flushing && *s.page_cache_write_bw_flushing > 0) {
+            p.page_cache_write_bw_flushing = *s.page_cache_write_bw_flushing;
+        } else if (p.page_cache_write_bw > 0) {
+            p.page_cache_write_bw_flushing = p.page_cache_write_bw;
+            r.note("system.page_cache_write_bw_flushing absent: writes during background flush "
+                   "assumed as fast as without");
+        }
+        if (!thresholds_from_node(s, p.thresholds) && !(live && live->thresholds()))
+            out.missing.emplace_back("system.dirty_bytes/dirty_background_bytes (or the ratios "
+                                     "with system.dirtyable_memory)");
+        if (s.dirty_expire && *s.dirty_expire > 0) p.dirty_expire = *s.dirty_expire;
+        if (s.dirty_writeback_interval && *s.dirty_writeback_interval > 0)
+            p.writeback_interval = *s.dirty_writeback_interval;
+    }
+    if (method == Method::stdio) {
+        r.need(s.memory_bw, p.memory_bw, "system.memory_bw");
+        if (s.stdio_buffer_size && *s.stdio_buffer_size > 0) p.stdio_buffer_size = *s.stdio_buffer_size;
+        else r.note("system.stdio_buffer_size absent: 4K assumed");
+    }
+    if (live) apply_kernel_state(p, *live, backing_device_of(mount.path), &out.notes);
+    if (out.missing.empty()) out.parameters = p;
+    return out;
+}
+
+std::optional<double> stored_writeback_bandwidth(const Device& device) {
+    if (device.calibration_yaml.empty()) return std::nullopt;
+    try {
+        const YAML::Node root = YAML::Load(device.calibration_yaml);
+        const YAML::Node value = root["cachesim"]["writeback_bw"];
+        if (!value || !value.IsScalar()) return std::nullopt;
+        const auto bw = parse_bandwidth(value.Scalar());
+        if (bw && *bw.value > 0) return bw.value;
+    } catch (const YAML::Exception&) {
+    }
+    return std::nullopt;
+}
+
+void store_writeback_bandwidth(Device& device, double bytes_per_second) {
+    YAML::Node root;
+    try {
+        if (!device.calibration_yaml.empty()) root = YAML::Load(device.calibration_yaml);
+    } catch (const YAML::Exception&) {
+        root = YAML::Node();
+    }
+    if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
+    root["cachesim"]["writeback_bw"] = fmt::format("{:.0f}", bytes_per_second);
+    YAML::Emitter out;
+    out << YAML::Flow << root;
+    device.calibration_yaml = out.c_str();
+}
+
+void store_parameters(Node& node, std::string_view device_name, const MeasuredParameters& m) {
+    auto mark = [&node](const std::string& key) { node.provenance[key] = Provenance::measured; };
+    auto set = [&](auto& target, const auto& value, const char* key) {
+        if (!value) return;
+        target = *value;
+        mark(fmt::format("system.{}", key));
+    };
+    SystemParameters& s = node.system;
+    set(s.memory_bw, m.memory_bw, "memory_bw");
+    set(s.page_cache_write_bw, m.page_cache_write_bw, "page_cache_write_bw");
+    set(s.page_cache_write_bw_flushing, m.page_cache_write_bw_flushing, "page_cache_write_bw_flushing");
+    set(s.write_syscall_base, m.write_syscall_base, "write_syscall_base");
+    set(s.write_syscall_per_byte, m.write_syscall_per_byte, "write_syscall_per_byte");
+    set(s.sync_write_syscall_base, m.sync_write_syscall_base, "sync_write_syscall_base");
+    set(s.sync_write_syscall_per_byte, m.sync_write_syscall_per_byte, "sync_write_syscall_per_byte");
+    set(s.stdio_buffer_size, m.stdio_buffer_size, "stdio_buffer_size");
+    for (Device& d : node.devices) {
+        if (d.name != device_name) continue;
+        auto set_perf = [&](double& target, const std::optional<double>& value, const char* key) {
+            if (!value) return;
+            target = *value;
+            mark(fmt::format("devices.{}.performance.{}", d.name, key));
+        };
+        set_perf(d.performance.seq_write_bw, m.device_write_bw, "seq_write_bw");
+        set_perf(d.performance.seq_read_bw, m.device_read_bw, "seq_read_bw");
+        set_perf(d.performance.seek_latency, m.seek_latency, "seek_latency");
+        set_perf(d.performance.op_latency, m.op_latency, "op_latency");
+        if (m.writeback_bw) store_writeback_bandwidth(d, *m.writeback_bw);
+    }
+}
+
+} // namespace iosig::cachesim

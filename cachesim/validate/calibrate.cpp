@@ -1,0 +1,310 @@
+#include "calibrate.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fmt/format.h>
+#include <random>
+#include <stdio_ext.h>
+
+#include "real_run.hpp"
+
+namespace iosig::cachesim::validate {
+namespace {
+
+constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;
+
+struct Sample {
+    double size;
+    double cost;
+};
+
+void say(const CalibrationSetup& setup, const std::string& text) {
+    if (setup.log) setup.log(text);
+}
+
+std::vector<WriteRequest> appends(const std::vector<std::uint64_t>& sizes) {
+    std::vector<WriteRequest> out;
+    std::uint64_t offset = 0;
+    for (std::uint64_t s : sizes) {
+        out.push_back({offset, s, 0, 0});
+        offset += s;
+    }
+    return out;
+}
+
+std::vector<std::uint64_t> shuffled(std::vector<std::uint64_t> sizes, int copies, std::mt19937_64& rng) {
+    std::vector<std::uint64_t> out;
+    for (int c = 0; c < copies; ++c) out.insert(out.end(), sizes.begin(), sizes.end());
+    std::shuffle(out.begin(), out.end(), rng);
+    return out;
+}
+
+// Which writes of a run the kernel paused (balance_dirty_pages with pause > 0 inside the call).
+std::vector<bool> paused_writes(const CalibrationSetup& setup, const RunTimings& run) {
+    std::vector<bool> paused(run.start.size(), false);
+    if (!setup.collector) return paused;
+    setup.collector->poll(0);
+    for (const ThrottleSample& t : setup.collector->throttle_history()) {
+        if (t.tgid != run.pid || t.pause <= 0) continue;
+        const double at = t.time - run.t0;
+        auto it = std::upper_bound(run.start.begin(), run.start.end(), at);
+        if (it == run.start.begin()) continue;
+        const std::size_t i = static_cast<std::size_t>(it - run.start.begin()) - 1;
+        if (at <= run.end[i] + 1e-3) paused[i] = true;
+    }
+    return paused;
+}
+
+// Runs `make(run)` once as a warm-up and `repetitions` more times; keeps the samples `keep` accepts.
+template <class Make, class Keep>
+std::vector<Sample> sample_runs(const CalibrationSetup& setup, Method method, Make make, Keep keep,
+                                RunOptions options = {},
+                                const std::function<void(const RunTimings&)>& after = {}) {
+    std::vector<Sample> samples;
+    const auto file = setup.dir / "iosig-calibrate.dat";
+    for (int run = 0; run <= setup.repetitions; ++run) {
+        const std::vector<WriteRequest> workload = make(run);
+        wait_for_clean(2 * MiB, 20);
+        if (setup.collector) setup.collector->clear_history();
+        const RunTimings timings = run_workload(file, method, workload, options);
+        if (!timings.ok()) throw std::runtime_error(fmt::format("calibration run: {}", timings.error));
+        if (run == 0) continue;  // warm-up: first touches of memory and file system are slow here
+        if (after) after(timings);
+        const std::vector<bool> paused = paused_writes(setup, timings);
+        for (std::size_t i = 0; i < workload.size(); ++i)
+            if (!paused[i] && keep(workload, i))
+                samples.push_back({static_cast<double>(workload[i].size), timings.cost(i)});
+    }
+    return samples;
+}
+
+LinearFit fit(const std::vector<Sample>& samples, bool relative = true) {
+    std::vector<double> x, y;
+    for (const Sample& s : samples) {
+        x.push_back(s.size);
+        y.push_back(s.cost);
+    }
+    return relative ? fit_line_lad_relative(x, y) : fit_line_medians(x, y);
+}
+
+double background_threshold() {
+    const auto state = read_procfs_state();
+    return state && state->global ? state->global->background_thresh : 0;
+}
+
+} // namespace
+
+LinearFit measure_buffered_no_flush(const CalibrationSetup& setup) {
+    std::mt19937_64 rng(1);
+    std::vector<std::uint64_t> sizes = {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 2 * MiB};
+    // Stay well below the background threshold so that the flusher never starts.
+    const double budget = background_threshold() / 2;
+    int copies = 2;
+    while (copies > 1 && copies * 3.3 * MiB > budget) --copies;
+    while (!sizes.empty() && 3.3 * MiB * copies > budget) sizes.pop_back();
+    auto samples = sample_runs(
+        setup, Method::buffered, [&](int) { return appends(shuffled(sizes, copies, rng)); },
+        [](const auto&, std::size_t) { return true; });
+    return fit(samples);
+}
+
+LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_syscall_base,
+                                    double* writeback_bw) {
+    const auto state = read_procfs_state();
+    const double bg = state && state->global ? state->global->background_thresh : 0;
+    const double thresh = state && state->global ? state->global->dirty_thresh : 0;
+    const auto total = static_cast<std::uint64_t>(std::max<double>(96.0 * MiB, 3 * thresh));
+    std::mt19937_64 rng(2);
+    auto make = [&](int) {
+        std::vector<std::uint64_t> sizes;
+        for (std::uint64_t sum = 0; sum < total;) {
+            for (std::uint64_t s : shuffled({256 * KiB, 1 * MiB, 2 * MiB}, 1, rng)) {
+                sizes.push_back(s);
+                sum += s;
+            }
+        }
+        return appends(sizes);
+    };
+    // Once a tenth beyond the background threshold, the flusher is running.
+    auto keep = [bg](const std::vector<WriteRequest>& w, std::size_t i) {
+        return static_cast<double>(w[i].offset) > 1.1 * bg + 2.0 * MiB;
+    };
+    // The flusher's own rate: pages written per second while the dirty pages (not counting those
+    // already under write-back) stay above the background threshold, i.e. while it has work throughout.
+    double written = 0, busy = 0;
+    auto drain = [&](const RunTimings& run) {
+        if (!setup.collector) return;
+        setup.collector->trigger();
+        setup.collector->poll(10);
+        std::vector<GlobalDirtySample> h = setup.collector->global_history();
+        std::sort(h.begin(), h.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
+        const double from = run.t0, to = run.t0 + run.end.back();
+        for (std::size_t i = 1; i < h.size(); ++i) {
+            const GlobalDirtySample &a = h[i - 1], &b = h[i];
+            if (a.time < from || b.time > to || a.dirty <= a.background_thresh || b.dirty <= b.background_thresh)
+                continue;
+            const double dt = b.time - a.time;
+            if (dt <= 0 || dt > 0.1 || b.written_total < a.written_total) continue;
+            written += b.written_total - a.written_total;
+            busy += dt;
+        }
+    };
+    auto samples = sample_runs(setup, Method::buffered, make, keep, {}, drain);
+    if (writeback_bw && busy >= 0.05 && written > 0) *writeback_bw = written / busy;
+    for (Sample& s : samples) s.cost -= write_syscall_base;
+    LinearFit line = fit(samples);
+    return line;
+}
+
+LinearFit measure_direct(const CalibrationSetup& setup) {
+    std::mt19937_64 rng(3);
+    const std::vector<std::uint64_t> sizes = {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB};
+    auto samples = sample_runs(
+        setup, Method::direct, [&](int) { return appends(shuffled(sizes, 3, rng)); },
+        [](const auto&, std::size_t) { return true; });
+    return fit(samples);
+}
+
+LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& p) {
+    std::mt19937_64 rng(4);
+    const std::vector<std::uint64_t> sizes = {4 * KiB, 6000, 16 * KiB, 64 * KiB, 100000, 256 * KiB, 1 * MiB, 4 * MiB};
+    auto samples = sample_runs(
+        setup, Method::sync, [&](int) { return appends(shuffled(sizes, 2, rng)); },
+        [](const auto&, std::size_t) { return true; });
+    // What Eq. 3 attributes to the device, given B_dev; the rest is L_sync + s * c_copy.
+    for (Sample& s : samples) {
+        const double whole = std::floor(s.size / p.block_size) * p.block_size;
+        s.cost -= whole / p.device_write_bw + (s.size > whole ? p.block_size / p.device_write_bw : 0.0);
+    }
+    return fit(samples);
+}
+
+LinearFit measure_stdio_copy(const CalibrationSetup& setup) {
+    std::mt19937_64 rng(5);
+    const std::uint64_t buffer = measure_stdio_buffer(setup.dir);
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t s : {16, 64, 256, 512, 1024}) if (s < buffer) sizes.push_back(s);
+    // Calls that find the buffer too full write it out: leave them out (glibc's rule, as Alg. 2).
+    auto keep = [buffer](const std::vector<WriteRequest>& w, std::size_t i) {
+        std::uint64_t used = 0;
+        bool put_mode = false, flushed = false;
+        for (std::size_t k = 0; k <= i; ++k) {
+            const std::uint64_t space = put_mode ? buffer - used : 0;
+            flushed = w[k].size > space && used + space > 0;
+            if (w[k].size <= space) used += w[k].size;
+            else used = (w[k].size - space) % buffer, put_mode = true;
+        }
+        return !flushed && i > 0;
+    };
+    auto samples = sample_runs(
+        setup, Method::stdio, [&](int) { return appends(shuffled(sizes, 40, rng)); }, keep);
+    return fit(samples);
+}
+
+double measure_seek(const CalibrationSetup& setup) {
+    const auto file = setup.dir / "iosig-calibrate.dat";
+    const std::uint64_t span = 64 * MiB, count = 128;
+    RunOptions keep;
+    keep.keep_file = true;
+    const RunTimings prepared = run_workload(file, Method::buffered, sequential_workload(span, 4 * MiB, 0), keep);
+    if (!prepared.ok()) throw std::runtime_error(fmt::format("seek calibration: {}", prepared.error));
+    RunOptions overwrite;
+    overwrite.keep_file = true;
+    overwrite.truncate = false;
+    std::mt19937_64 rng(6);
+    std::vector<std::vector<double>> rows;
+    std::vector<double> costs;
+    for (int run = 0; run <= setup.repetitions; ++run) {
+        for (int random = 0; random < 2; ++random) {
+            std::vector<WriteRequest> w;
+            for (std::uint64_t i = 0; i < count; ++i) {
+                const std::uint64_t offset = random ? (rng() % (span / (4 * KiB))) * 4 * KiB : i * 4 * KiB;
+                w.push_back({offset, 4 * KiB, 0, 0});
+            }
+            const RunTimings t = run_workload(file, Method::direct, w, overwrite);
+            if (!t.ok()) throw std::runtime_error(fmt::format("seek calibration: {}", t.error));
+            if (run == 0) continue;
+            for (std::size_t i = 1; i < w.size(); ++i) {
+                rows.push_back({1.0, static_cast<double>(random)});
+                costs.push_back(t.cost(i));
+            }
+        }
+    }
+    std::filesystem::remove(file);
+    const std::vector<double> b = fit_linear(rows, costs);
+    return b.size() == 2 ? b[1] : 0.0;
+}
+
+std::uint64_t measure_stdio_buffer(const std::filesystem::path& dir) {
+    const auto file = dir / "iosig-calibrate-stdio.dat";
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    if (!f) return 4096;
+    std::fputc('x', f);
+    const std::size_t size = __fbufsize(f);
+    std::fclose(f);
+    std::filesystem::remove(file);
+    return size ? size : 4096;
+}
+
+Calibration calibrate(const CalibrationSetup& setup) {
+    Calibration c;
+    MeasuredParameters& m = c.measured;
+    auto record = [&](const std::string& name, const LinearFit& f) {
+        c.fits[name] = f;
+        say(setup, fmt::format("  {:<22} intercept {:.3g} s, slope {:.4g} s/B ({:.4g} B/s), r2 {:.3f}, {} samples",
+                               name, f.intercept, f.slope, f.slope > 0 ? 1 / f.slope : 0.0, f.r2, f.samples));
+    };
+
+    say(setup, "measuring O_DIRECT|O_SYNC writes (Eq. 2: L_sync, B_dev)");
+    const LinearFit direct = measure_direct(setup);
+    record("direct", direct);
+    m.op_latency = std::max(0.0, direct.intercept);
+    if (direct.slope > 0) m.device_write_bw = 1 / direct.slope;
+
+    say(setup, "measuring seeks (random vs sequential 4 KiB O_DIRECT overwrites)");
+    const double seek = measure_seek(setup);
+    m.seek_latency = std::max(0.0, seek);
+    say(setup, fmt::format("  seek coefficient {:.3g} s{}", seek, seek < 0 ? " (negative: stored as 0)" : ""));
+
+    ModelParameters with_device;
+    with_device.device_write_bw = m.device_write_bw.value_or(1e9);
+    say(setup, "measuring O_SYNC writes through the page cache (Eq. 3: copy cost)");
+    const LinearFit sync = measure_sync(setup, with_device);
+    record("sync (device part removed)", sync);
+    // Stored as iosig-calibrate defines them: the fixed cost, and the whole per-byte slope (copy + device).
+    m.sync_write_syscall_base = std::max(0.0, sync.intercept);
+    m.sync_write_syscall_per_byte = std::max(0.0, sync.slope) + 1 / with_device.device_write_bw;
+    if (sync.slope < 0) c.notes.push_back("the O_SYNC copy slope came out negative: taken as 0");
+
+    say(setup, "measuring buffered writes below the background threshold (L_w, r_ramdisk)");
+    const LinearFit buffered = measure_buffered_no_flush(setup);
+    record("buffered no-flush", buffered);
+    m.write_syscall_base = std::max(0.0, buffered.intercept);
+    if (buffered.slope > 0) {
+        m.page_cache_write_bw = 1 / buffered.slope;
+        m.write_syscall_per_byte = buffered.slope;
+    }
+
+    say(setup, "measuring buffered writes while the flusher runs (r_ramdisk under background flush)");
+    double writeback = 0;
+    const LinearFit flushing = measure_buffered_flushing(setup, m.write_syscall_base.value_or(0), &writeback);
+    record("buffered flushing", flushing);
+    if (flushing.slope > 0) m.page_cache_write_bw_flushing = 1 / flushing.slope;
+    if (writeback > 0) {
+        m.writeback_bw = writeback;
+        say(setup, fmt::format("  flusher write-back rate (eBPF, while above the background threshold) {:.4g} B/s",
+                               writeback));
+    } else {
+        c.notes.push_back("write-back rate not measured (no eBPF samples above the background threshold)");
+    }
+
+    say(setup, "measuring fwrite into the stdio buffer (memory_bw, per-call cost)");
+    m.stdio_buffer_size = measure_stdio_buffer(setup.dir);
+    const LinearFit stdio = measure_stdio_copy(setup);
+    record("stdio copy", stdio);
+    c.stdio_call_base = std::max(0.0, stdio.intercept);
+    if (stdio.slope > 0) m.memory_bw = 1 / stdio.slope;
+    return c;
+}
+
+} // namespace iosig::cachesim::validate

@@ -1,0 +1,44 @@
+// Measuring the CAWL parameters on a mount (paper 001, Sect. 6.1), by regression over many sizes and
+// repetitions, each sample a real write timed in a child process (real_run.hpp). Until the calibrator
+// component takes this over, the harness writes the results as node YAML through the core schema.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "iosig/cachesim/collector.hpp"
+#include "iosig/cachesim/parameters.hpp"
+#include "regression.hpp"
+
+namespace iosig::cachesim::validate {
+
+struct CalibrationSetup {
+    std::filesystem::path dir;         // test files go here (on the mount being calibrated)
+    int repetitions = 7;               // samples per size (after one discarded warm-up run)
+    DirtyCollector* collector = nullptr;  // to leave out writes the kernel paused
+    std::function<void(const std::string&)> log;
+};
+
+struct Calibration {
+    MeasuredParameters measured;
+    double stdio_call_base = 0;        // s per fwrite (no schema key yet; reported)
+    std::map<std::string, LinearFit> fits;  // by name, for the report
+    std::vector<std::string> notes;
+};
+
+Calibration calibrate(const CalibrationSetup& setup);
+
+// The pieces, each usable alone (tests, re-measuring one parameter).
+LinearFit measure_buffered_no_flush(const CalibrationSetup& setup);
+// Also returns the flusher's write-back rate measured from the kernel's samples in `writeback_bw`.
+LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_syscall_base,
+                                    double* writeback_bw = nullptr);
+LinearFit measure_direct(const CalibrationSetup& setup);
+LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& with_device);
+LinearFit measure_stdio_copy(const CalibrationSetup& setup);
+double measure_seek(const CalibrationSetup& setup);
+std::uint64_t measure_stdio_buffer(const std::filesystem::path& dir);
+
+} // namespace iosig::cachesim::validate

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""iosig-calibrate on the device lab (tests/lab), one ctest test per case:
+
+  run        calibrate the lab's 5 mounts with --quick inside the lab's cgroup (fixture setup
+             "calibrated_lab"): exit 0 within 60 s, no scratch file left, YAML + JSON + plots kept
+  yaml       the core accepts the YAML unchanged (`iosig explain` loads it without error or warning)
+  fit        Eq. 3 fitted to each mount's chunk sweep: median relative error <= 15 %
+  truth      the throttled hdd is 20 MiB/s and 200 IOPS: measured within 10 % / 15 %
+  explain    choices on the calibrated node: ramdisk for a small temp random stream, raid1 for
+             MTTDL beyond one disk, never the hdd for small random persistent writes
+  plots      one Eq. 3 PNG and one latency PNG per measured file system
+  rerun      a second, shorter run on the hdd and the ramdisk (fixture setup "calibrated_again")
+  repeat     the second run's values are within 10 % of the first's on the hdd (spread printed
+             for every mount measured twice)
+  fio        fio (run here, same block sizes, queue depths, file sizes and durations as the
+             second run) agrees: sequential bandwidth within 10 %, 4 KiB IOPS within 15 %
+  interrupt  Ctrl-C (SIGINT) in the middle of a run removes every scratch file, exit 130
+
+Environment: IOSIG_LAB_DIR, IOSIG_LAB (lab script), IOSIG_CALIBRATE (the executable), IOSIG_BIN
+(`iosig`), IOSIG_CALIBRATE_OUT (directory for the run's outputs). Exit 77: skipped (not root).
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+LAB_DIR = os.path.realpath(os.environ.get("IOSIG_LAB_DIR", "/var/tmp/iosig-lab"))
+LAB = os.environ.get("IOSIG_LAB", "")
+CALIBRATE = os.environ.get("IOSIG_CALIBRATE", "")
+IOSIG = os.environ.get("IOSIG_BIN", "")
+OUT = os.environ.get("IOSIG_CALIBRATE_OUT", "/tmp/iosig-calibrate-lab-test")
+MOUNTS = ["ramdisk", "ssd", "hdd", "raid1", "shared"]
+MiB = 1024 * 1024
+
+failures = []
+
+
+def mnt(name):
+    return os.path.join(LAB_DIR, "mnt", name)
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def finish():
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        sys.exit(1)
+    print("all checks passed")
+
+
+def within(value, target, tolerance):
+    return target > 0 and abs(value - target) / target <= tolerance
+
+
+def load(name):
+    path = os.path.join(OUT, name)
+    if not os.path.exists(path):
+        print(f"FAIL: {path} missing (did the fixture run fail?)")
+        sys.exit(1)
+    with open(path) as f:
+        return json.load(f)
+
+
+def by_path(summary):
+    return {m["path"]: m for m in summary["mounts"]}
+
+
+def scratch_files():
+    left = []
+    for name in MOUNTS:
+        for entry in os.listdir(mnt(name)):
+            if entry.startswith(".iosig-calibrate-"):
+                left.append(os.path.join(mnt(name), entry))
+    return left
+
+
+def calibrate(mounts, extra, json_name, yaml_name, timeout):
+    command = [LAB, "exec", "--", CALIBRATE, "--quick", "--json", "-o", os.path.join(OUT, yaml_name)]
+    for m in mounts:
+        command += ["--mount", mnt(m)]
+    command += extra
+    print("$ " + " ".join(command), flush=True)
+    start = time.monotonic()
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    elapsed = time.monotonic() - start
+    sys.stdout.write(done.stderr)
+    with open(os.path.join(OUT, json_name), "w") as f:
+        f.write(done.stdout)
+    return done.returncode, elapsed
+
+
+def case_run():
+    os.makedirs(OUT, exist_ok=True)
+    overrides = os.path.join(OUT, "lab-overrides.yaml")
+    with open(overrides, "w") as f:
+        f.write(f"mounts:\n  - path: {mnt('shared')}\n    global: true\n    labels: [shared]\n"
+                f"  - path: {mnt('ramdisk')}\n    labels: [ramdisk, scratch]\n")
+    rc, elapsed = calibrate(MOUNTS, ["--overrides", overrides, "--plots", os.path.join(OUT, "plots")],
+                            "lab-calibrated.json", "lab-calibrated.yaml", 180)
+    check(rc == 0, f"iosig-calibrate --quick exits 0 (got {rc})")
+    check(elapsed <= 60, f"--quick on the lab's 5 mounts takes {elapsed:.1f} s <= 60 s")
+    check(not scratch_files(), f"no scratch file left in the lab mounts ({scratch_files()})")
+    summary = load("lab-calibrated.json")
+    measured = [m for m in summary["mounts"] if "sweep" in m]
+    check(len(summary["mounts"]) == 5 and len(measured) == 5, "all 5 mounts calibrated (ssd and shared measured once)")
+    finish()
+
+
+def case_yaml():
+    yaml = os.path.join(OUT, "lab-calibrated.yaml")
+    done = subprocess.run([IOSIG, "explain", "--config", yaml, "--sig", "random size-per-IO(4K)", "--json"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    check(done.returncode == 0, f"iosig explain loads the calibrated YAML (exit {done.returncode}: {done.stderr.strip()})")
+    check("warning" not in done.stderr and "error" not in done.stderr, f"no warning or error from the loader: {done.stderr.strip()!r}")
+    text = open(yaml).read()
+    for tag in ["!measured", "!derived", "!detected", "!default", "!user"]:
+        check(tag in text, f"the YAML carries {tag} values")
+    finish()
+
+
+def case_fit():
+    for m in load("lab-calibrated.json")["mounts"]:
+        if "eq3" not in m:
+            check(m.get("measured_in") != m["path"], f"{m['path']} has an Eq. 3 fit or shares another mount's")
+            continue
+        e = m["eq3"]
+        print(f"  {m['path']}: {len(m['sweep'])} chunk sizes, l = {e['latency_s'] * 1e6:.1f} us, "
+              f"wbw = {e['write_bw'] / MiB:.1f} MiB/s, cs = {e['chunk']} B, max error {e['max_relative_error']:.0%}")
+        check(e["median_relative_error"] <= 0.15,
+              f"{m['path']}: Eq. 3 median relative error {e['median_relative_error']:.1%} <= 15 %")
+    finish()
+
+
+def case_truth():
+    hdd = by_path(load("lab-calibrated.json"))[mnt("hdd")]
+    target = 20 * MiB
+    for phase in ["seq_write", "seq_read"]:
+        bw = hdd[phase]["bytes_per_s"]
+        check(within(bw, target, 0.10), f"hdd {phase}: {bw / MiB:.2f} MiB/s is 20 MiB/s within 10 %")
+    for phase in ["random_read", "random_write"]:
+        iops = hdd[phase]["iops"]
+        check(within(iops, 200, 0.15), f"hdd {phase} QD32: {iops:.0f} IOPS is 200 within 15 %")
+    finish()
+
+
+def explain(sig):
+    done = subprocess.run([IOSIG, "explain", "--config", os.path.join(OUT, "lab-calibrated.yaml"), "--sig", sig, "--json"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    result = json.loads(done.stdout) if done.stdout.strip() else {}
+    choice = (result.get("choice") or {}).get("mount", "")
+    print(f"  {sig!r} -> {choice or '(none)'} (exit {done.returncode})")
+    return choice, result
+
+
+def case_explain():
+    choice, _ = explain("random temp size-per-IO(4K) totalsize(64M)")
+    check(choice == mnt("ramdisk"), "a small temp random stream goes to the ramdisk")
+    choice, _ = explain("random persist MTTDL(20y) size-per-IO(64K) totalsize(256M)")
+    check(choice == mnt("raid1"), "MTTDL(20y) goes to the raid1, the only redundant device")
+    choice, result = explain("random persist size-per-IO(4K) totalsize(64M)")
+    check(choice not in ("", mnt("hdd")), "small random persistent writes never go to the throttled hdd")
+    rates = {c["mount"]: c["throughput_bytes_per_s"] for c in result.get("candidates", [])}
+    check(rates.get(mnt("hdd"), 1e18) < min(v for k, v in rates.items() if k != mnt("hdd")),
+          "the hdd is predicted slowest for 4 KiB random IO")
+    choice, _ = explain("global random size-per-IO(64K) totalsize(256M)")
+    check(choice == mnt("shared"), "a global stream goes to shared (global by --overrides)")
+    finish()
+
+
+def case_plots():
+    summary = load("lab-calibrated.json")
+    plots = summary["plots"]
+    measured = [m for m in summary["mounts"] if "sweep" in m and m["measured_in"] == m["path"]]
+    check(len(plots) == 2 * len(measured), f"{len(plots)} plots for {len(measured)} measured file systems")
+    for p in plots:
+        with open(p, "rb") as f:
+            head = f.read(8)
+        check(head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(p) > 5000, f"{p} is a PNG image")
+    finish()
+
+
+def case_rerun():
+    rc, _ = calibrate(["hdd", "ramdisk"], ["--time-budget", "24"], "lab-rerun.json", "lab-rerun.yaml", 120)
+    check(rc == 0, f"second run exits 0 (got {rc})")
+    finish()
+
+
+VALUES = [("seq_write", "bytes_per_s"), ("seq_read", "bytes_per_s"), ("random_read", "iops"), ("random_write", "iops")]
+
+
+def case_repeat():
+    first, second = by_path(load("lab-calibrated.json")), by_path(load("lab-rerun.json"))
+    for path, again in second.items():
+        if path not in first or "seq_write" not in again:
+            continue
+        spread = {f"{phase}": abs(again[phase][key] - first[path][phase][key]) / first[path][phase][key] for phase, key in VALUES}
+        print(f"  {path}: " + ", ".join(f"{k} {v:.1%}" for k, v in spread.items()))
+        if path == mnt("hdd"):  # the lab's ground truth; others move with the machine's load
+            for k, v in spread.items():
+                check(v <= 0.10, f"hdd {k}: second run within 10 % of the first ({v:.1%})")
+    finish()
+
+
+def fio(mount, args):
+    path = os.path.join(mnt(mount), f"fio-compare-{os.getpid()}.dat")
+    command = [LAB, "exec", "--", "fio", "--name=cmp", f"--filename={path}", "--direct=1", "--output-format=json"] + args
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+    if done.returncode != 0:
+        print(done.stderr)
+        return None
+    return json.loads(done.stdout)["jobs"][0]
+
+
+def case_fio():
+    second = by_path(load("lab-rerun.json"))
+    for mount in ["hdd", "ramdisk"]:
+        m = second[mnt(mount)]
+        size = max(m["scratch_file_size"], 8 * MiB)
+        fallocate = "none" if m["fs_type"] == "btrfs" else "native"
+        for phase, rw, key in [("seq_write", "write", "write"), ("seq_read", "read", "read")]:
+            ours = m[phase]
+            job = fio(mount, [f"--rw={rw}", f"--bs={ours['block']}", "--ioengine=psync", "--iodepth=1", f"--size={size}",
+                              f"--fallocate={fallocate}", f"--runtime={max(ours['seconds'], 1):.2f}", "--time_based"])
+            if job is None:
+                check(False, f"fio {rw} on {mount} ran")
+                continue
+            theirs = job[key]["bw_bytes"]
+            check(within(ours["bytes_per_s"], theirs, 0.10),
+                  f"{mount} {phase}: ours {ours['bytes_per_s'] / MiB:.1f} MiB/s vs fio {theirs / MiB:.1f} MiB/s (10 %)")
+        for phase, rw, key in [("random_read", "randread", "read"), ("random_write", "randwrite", "write")]:
+            ours = m[phase]
+            job = fio(mount, [f"--rw={rw}", f"--bs={ours['block']}", "--ioengine=io_uring", f"--iodepth={ours['queue_depth']}",
+                              f"--size={size}", f"--fallocate={fallocate}", f"--runtime={max(ours['seconds'], 1):.2f}",
+                              "--time_based"])
+            if job is None:
+                check(False, f"fio {rw} on {mount} ran")
+                continue
+            theirs = job[key]["iops"]
+            check(within(ours["iops"], theirs, 0.15),
+                  f"{mount} {phase} QD{ours['queue_depth']}: ours {ours['iops']:.0f} IOPS vs fio {theirs:.0f} IOPS (15 %)")
+    finish()
+
+
+def case_interrupt():
+    command = [CALIBRATE, "--quick", "--mount", mnt("ramdisk"), "--mount", mnt("ssd"), "--time-budget", "30", "-o",
+               os.path.join(OUT, "interrupted.yaml")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    seen = False
+    while time.monotonic() < deadline and not seen:  # wait until it is measuring (a scratch file exists)
+        seen = bool(scratch_files())
+        time.sleep(0.05)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    check(seen, "a scratch file existed while measuring")
+    check(process.returncode == 130, f"exit status 130 after SIGINT (got {process.returncode}): {err.strip()[-200:]}")
+    check(not scratch_files(), f"every scratch file removed ({scratch_files()})")
+    check(not os.path.exists(os.path.join(OUT, "interrupted.yaml")), "no half-written output")
+    finish()
+
+
+CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print(f"usage: {sys.argv[0]} {'|'.join(CASES)}", file=sys.stderr)
+        sys.exit(2)
+    if os.geteuid() != 0:
+        print("SKIPPED: the device lab needs root")
+        sys.exit(77)
+    for name, value in [("IOSIG_LAB", LAB), ("IOSIG_CALIBRATE", CALIBRATE), ("IOSIG_BIN", IOSIG)]:
+        if not value:
+            print(f"FAIL: {name} is not set")
+            sys.exit(1)
+    CASES[sys.argv[1]]()

@@ -1,0 +1,59 @@
+// A metadata-only cache: which keys are resident, driven by an EvictionPolicy. Capacity and sizes are
+// in one unit (bytes for objects, 1 per line for block caches). Semantics are libCacheSim's, so that
+// its published miss counts are reproducible: a hit updates the policy; a miss evicts victims until
+// used + size <= capacity and then inserts; an entry larger than the whole cache is not inserted;
+// there is no per-entry overhead.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "iosig/tier/policy.hpp"
+
+namespace iosig::tier {
+
+namespace detail {
+class FlatMap;
+}
+
+class CacheModel {
+public:
+    CacheModel(std::uint64_t capacity, std::unique_ptr<EvictionPolicy> policy);
+    ~CacheModel();
+    CacheModel(CacheModel&&) noexcept;
+    CacheModel& operator=(CacheModel&&) noexcept;
+
+    // One request; true on a hit. Keys evicted by it are in evicted() until the next call.
+    bool access(const Access& access);
+    // Makes `access.key` resident without counting a request (a prefetched line promoted on use is
+    // counted by the caller); evicts as access() does. No-op if already resident.
+    void insert(const Access& access);
+    bool contains(Key key) const;
+    // Removes the key without it counting as an eviction (invalidation). False if not resident.
+    bool erase(Key key);
+
+    const std::vector<Key>& evicted() const { return evicted_; }
+    std::uint64_t capacity() const { return capacity_; }
+    std::uint64_t used() const { return used_; }
+    std::size_t resident() const { return entries_.size() - free_.size(); }
+    EvictionPolicy& policy() { return *policy_; }
+    const EvictionPolicy& policy() const { return *policy_; }
+
+private:
+    void make_room_and_insert(const Access& access);
+
+    std::uint64_t capacity_;
+    std::uint64_t used_ = 0;
+    std::unique_ptr<EvictionPolicy> policy_;
+    std::unique_ptr<detail::FlatMap> slot_of_;
+    struct Entry {
+        Key key = 0;
+        std::uint64_t size = 0;
+    };
+    std::vector<Entry> entries_; // by slot
+    std::vector<Slot> free_;
+    std::vector<Key> evicted_;
+};
+
+} // namespace iosig::tier

@@ -1,0 +1,98 @@
+// Eviction policies behind one interface, shared by the trace simulator and the cache engine.
+//
+// A policy orders the *resident* entries of a cache. Its owner (the simulator's CacheModel or the
+// engine's line table) keeps the key -> slot map and the byte/line accounting; the policy sees slots
+// (dense small integers the owner assigns, reused after eviction) and the keys and sizes it is told
+// about. Ghost state (ARC's B1/B2, LeCaR's histories, the learner's shadow experts) is keyed by Key,
+// because ghosts have no slot.
+//
+// Protocol for one request, as the owner drives it:
+//   resident:     on_hit(slot, access)
+//   not resident: on_miss(access); then, while the new entry does not fit,
+//                 s = choose_victim(access); on_evict(s);   and finally on_insert(new_slot, access)
+// on_erase(slot) removes an entry without it counting as an eviction (invalidation, truncation).
+// choose_victim() is only called when at least one entry is resident. If the owner cannot evict the
+// slot it was given (the engine: a line in use), it reports a use with on_hit() and asks again.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace iosig::tier {
+
+using Key = std::uint64_t;
+using Slot = std::uint32_t;
+
+// Logical time (request index) meaning "never requested again".
+inline constexpr std::int64_t never_again = std::numeric_limits<std::int64_t>::max();
+
+struct Access {
+    Key key = 0;
+    std::uint64_t size = 1;               // in the unit the capacity is counted in (bytes or lines)
+    std::int64_t next_access = never_again; // index of the next request for `key`; only Belady reads it
+};
+
+// The learner's experts, in the order of LearnerState's arrays.
+enum class Expert : std::uint8_t { lru = 0, lfu = 1, random = 2 };
+inline constexpr int expert_count = 3;
+std::string_view to_string(Expert);
+
+// What a learning policy has learnt so far (for reports and tests).
+struct LearnerState {
+    Expert current = Expert::lru;
+    std::array<double, expert_count> probability{};
+    std::array<std::uint64_t, expert_count> mispredictions{}; // summed over all epochs
+    std::uint64_t epochs = 0;
+    std::uint64_t switches = 0; // epochs after which the chosen expert changed
+};
+
+class EvictionPolicy {
+public:
+    virtual ~EvictionPolicy() = default;
+    virtual std::string_view name() const = 0;
+
+    virtual void on_hit(Slot slot, const Access& access) = 0;
+    virtual void on_miss(const Access& /*access*/) {}
+    virtual Slot choose_victim(const Access& incoming) = 0;
+    virtual void on_evict(Slot slot) = 0;
+    virtual void on_insert(Slot slot, const Access& access) = 0;
+    virtual void on_erase(Slot slot) = 0;
+
+    virtual std::optional<LearnerState> learner_state() const { return std::nullopt; }
+};
+
+// Parameters every policy may use. Capacity is in the same unit as Access::size.
+struct PolicyConfig {
+    std::uint64_t capacity = 0;
+    std::uint64_t seed = 42;  // Random, LeCaR and the learner's Random expert; fixed => deterministic
+
+    // The paper's weight-sharing learner (docs/tier.md, "The learner").
+    unsigned epoch_iterations = 4;      // EPOCH_WIDTH
+    double threshold = 0.25;            // THRESHOLD: mispredictions below threshold*misses are ignored
+    std::uint64_t iteration_misses = 0; // misses per polling iteration; 0 = resident entries / 4
+    double learning_rate = 2.0;         // w_e *= exp(-learning_rate * loss_e) at the end of an epoch
+    double share = 0.02;                // fixed share: w_e = (1-share) w_e + share * mean(w)
+
+    // LeCaR (HotStorage'18; NOTES.md): learning rate, discount^(1/N), weight clamp.
+    double lecar_learning_rate = 0.45;
+    double lecar_discount_base = 0.005;
+    double lecar_min_weight = 0.01;
+};
+
+// Names accepted by make_policy: lru, lfu, random, arc, ws (the paper's learner; aliases "learner",
+// "ol"), lecar, belady.
+std::vector<std::string> policy_names();
+
+// Throws std::invalid_argument naming the policy and the accepted names when `name` is unknown.
+std::unique_ptr<EvictionPolicy> make_policy(std::string_view name, const PolicyConfig& config);
+
+// True for policies that read Access::next_access (they need the future of the trace).
+bool policy_is_offline(std::string_view name);
+
+} // namespace iosig::tier

@@ -1,0 +1,201 @@
+// The trace-driven simulator (simulator.hpp).
+#include "iosig/tier/simulator.hpp"
+
+#include <bit>
+#include <chrono>
+#include <deque>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "flat_map.hpp"
+#include "iosig/tier/cache_model.hpp"
+
+namespace iosig::tier {
+namespace {
+
+// One reference the cache sees: an object, or one line of a block request.
+struct Reference {
+    Key key = 0;
+    std::uint64_t size = 1;  // capacity units
+    std::uint32_t bytes = 0; // requested bytes inside it
+    bool write = false;
+};
+
+std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t line_size) {
+    std::vector<Reference> refs;
+    refs.reserve(trace.requests.size());
+    for (const Request& r : trace.requests) {
+        if (mode == SimMode::object) {
+            refs.push_back(Reference{r.id, r.size, r.size, r.write});
+            continue;
+        }
+        const std::uint64_t begin = r.id, end = r.id + r.size;
+        for (std::uint64_t line = begin / line_size; line * line_size < end; ++line) {
+            const std::uint64_t lo = std::max(begin, line * line_size);
+            const std::uint64_t hi = std::min(end, (line + 1) * line_size);
+            refs.push_back(Reference{line, 1, static_cast<std::uint32_t>(hi - lo), r.write});
+        }
+    }
+    return refs;
+}
+
+// next[i] = index of the next reference to the same key, or never_again.
+std::vector<std::int64_t> next_references(const std::vector<Reference>& refs) {
+    std::vector<std::int64_t> next(refs.size(), never_again);
+    detail::FlatMap last_seen(refs.size() / 4 + 16);
+    if (refs.size() >= 0xffffffffu) throw std::invalid_argument("trace too long for Belady (>= 2^32 references)");
+    for (std::size_t i = refs.size(); i-- > 0;) {
+        if (const std::uint32_t* j = last_seen.find(refs[i].key)) next[i] = *j;
+        last_seen.put(refs[i].key, static_cast<std::uint32_t>(i));
+    }
+    return next;
+}
+
+// The separate buffer prefetched entries wait in until they are used or expire (FIFO by issue time).
+class PrefetchBufferModel {
+public:
+    explicit PrefetchBufferModel(std::uint64_t capacity) : capacity_(capacity) {}
+    bool contains(Key key) const { return index_.contains(key); }
+    bool take(Key key) {
+        const auto seq = index_.erase(key);
+        if (!seq) return false;
+        Entry& e = entries_[*seq - base_];
+        e.live = false;
+        used_ -= e.size;
+        return true;
+    }
+    bool add(Key key, std::uint64_t size, std::uint64_t now) {
+        if (used_ + size > capacity_) return false;
+        index_.put(key, static_cast<std::uint32_t>(base_ + entries_.size()));
+        entries_.push_back(Entry{key, size, now, true});
+        used_ += size;
+        return true;
+    }
+    // Drops entries issued more than `lifetime` references ago; returns how many were unused.
+    std::uint64_t expire(std::uint64_t now, std::uint64_t lifetime) {
+        std::uint64_t wasted = 0;
+        while (!entries_.empty() && (!entries_.front().live || entries_.front().issued + lifetime < now)) {
+            if (entries_.front().live) {
+                ++wasted;
+                index_.erase(entries_.front().key);
+                used_ -= entries_.front().size;
+            }
+            entries_.pop_front();
+            ++base_;
+        }
+        return wasted;
+    }
+    std::uint64_t live() const { return index_.size(); }
+
+private:
+    struct Entry {
+        Key key;
+        std::uint64_t size;
+        std::uint64_t issued;
+        bool live;
+    };
+    std::uint64_t capacity_;
+    std::uint64_t used_ = 0;
+    std::deque<Entry> entries_;
+    std::uint64_t base_ = 0; // sequence number of entries_.front(); index_ maps key -> sequence
+    detail::FlatMap index_;
+};
+
+void count_miss(SimResult& result, const Reference& ref) {
+    ++result.misses;
+    result.bytes_missed += ref.bytes;
+    if (ref.write) ++result.write_misses;
+    else ++result.read_misses;
+}
+
+} // namespace
+
+std::string_view to_string(SimMode mode) { return mode == SimMode::object ? "object" : "block"; }
+
+SimResult simulate(const Trace& trace, const SimConfig& config) {
+    const SimMode mode = config.mode.value_or(trace.kind == TraceKind::objects ? SimMode::object : SimMode::block);
+    if (mode == SimMode::block && trace.kind == TraceKind::objects)
+        throw std::invalid_argument(fmt::format("{}: block mode needs a block trace (byte offsets); this trace "
+                                                "holds object ids",
+                                                trace.source));
+    if (mode == SimMode::block &&
+        (!std::has_single_bit(config.line_size) || config.line_size < 512 || config.line_size > (1ull << 30)))
+        throw std::invalid_argument(
+            fmt::format("line size {} is not a power of two between 512 B and 1 GiB", config.line_size));
+    if (config.cache_size == 0) throw std::invalid_argument("cache size must be > 0");
+    if (!config.prefetch.empty()) make_prefetcher(config.prefetch); // validates the name early
+
+    const std::uint64_t unit = mode == SimMode::object ? 1 : config.line_size;
+    std::uint64_t buffer = 0;
+    if (!config.prefetch.empty()) {
+        buffer = (config.prefetch_buffer ? config.prefetch_buffer : config.cache_size / 32) / unit;
+        if (buffer == 0) buffer = 1;
+    }
+    const std::uint64_t total = config.cache_size / unit;
+    if (total <= buffer)
+        throw std::invalid_argument(fmt::format("cache size {} leaves no room beside a {}-byte prefetch buffer",
+                                                config.cache_size, buffer * unit));
+
+    SimResult result;
+    result.policy = config.policy;
+    result.prefetch = config.prefetch;
+    result.mode = mode;
+    result.cache_size = config.cache_size;
+    result.capacity = total - buffer;
+    result.requests = trace.requests.size();
+
+    PolicyConfig pc = config.policy_config;
+    pc.capacity = result.capacity;
+    CacheModel cache(result.capacity, make_policy(config.policy, pc));
+
+    const std::vector<Reference> refs = expand(trace, mode, config.line_size);
+    const std::vector<std::int64_t> next =
+        policy_is_offline(config.policy) ? next_references(refs) : std::vector<std::int64_t>{};
+    result.references = refs.size();
+    for (const Reference& r : refs) result.bytes_requested += r.bytes;
+
+    const auto start = std::chrono::steady_clock::now();
+    if (config.prefetch.empty()) {
+        for (std::size_t i = 0; i < refs.size(); ++i) {
+            const Reference& ref = refs[i];
+            const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
+            if (cache.access(a)) ++result.hits;
+            else count_miss(result, ref);
+        }
+    } else {
+        const auto prefetcher = make_prefetcher(config.prefetch, config.prefetch_config);
+        PrefetchBufferModel pbuf(buffer);
+        const std::uint64_t mean_size = std::max<std::uint64_t>(1, result.bytes_requested / std::max<std::uint64_t>(1, refs.size()));
+        const std::uint64_t buffer_entries = std::max<std::uint64_t>(1, mode == SimMode::object ? buffer / mean_size : buffer);
+        const std::uint64_t lifetime = config.prefetch_lifetime ? config.prefetch_lifetime : 8 * buffer_entries;
+        std::vector<Key> candidates;
+        for (std::size_t i = 0; i < refs.size(); ++i) {
+            const Reference& ref = refs[i];
+            const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
+            candidates.clear();
+            if (cache.contains(ref.key)) {
+                cache.access(a);
+                ++result.hits;
+            } else {
+                if (pbuf.take(ref.key)) {
+                    ++result.hits;
+                    ++result.prefetch_hits;
+                    cache.insert(a);
+                } else {
+                    cache.access(a);
+                    count_miss(result, ref);
+                }
+                prefetcher->on_miss_stream(ref.key, candidates);
+            }
+            for (const Key k : candidates)
+                if (!cache.contains(k) && !pbuf.contains(k) && pbuf.add(k, ref.size, i)) ++result.prefetches_issued;
+            result.prefetches_wasted += pbuf.expire(i, lifetime);
+        }
+        result.prefetches_wasted += pbuf.live();
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.learner = cache.policy().learner_state();
+    return result;
+}
+
+} // namespace iosig::tier

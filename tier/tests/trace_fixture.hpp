@@ -1,0 +1,38 @@
+// The shared cloudPhysics traces, loaded once per test binary; tests skip with the path when absent.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "iosig/tier/trace.hpp"
+
+namespace iosig::tier::test_support {
+
+inline std::filesystem::path shared_trace(const std::string& name) {
+    return std::filesystem::path(IOSIG_SHARED_DIR) / "data" / "traces" / name;
+}
+
+inline const Trace* cloud_physics_oracle() {
+    static const std::optional<Trace> trace = []() -> std::optional<Trace> {
+        const auto path = shared_trace("cloudPhysicsIO.oracleGeneral.bin");
+        if (!std::filesystem::exists(path)) return std::nullopt;
+        return load_trace(path, TraceFormat::oracle_general);
+    }();
+    return trace ? &*trace : nullptr;
+}
+
+inline const Trace* cloud_physics_csv() {
+    static const std::optional<Trace> trace = []() -> std::optional<Trace> {
+        const auto path = shared_trace("cloudPhysicsIO.csv");
+        if (!std::filesystem::exists(path)) return std::nullopt;
+        return load_trace(path, TraceFormat::csv);
+    }();
+    return trace ? &*trace : nullptr;
+}
+
+} // namespace iosig::tier::test_support
+
+#define IOSIG_REQUIRE_TRACE(ptr, file)                                                                    \
+    if ((ptr) == nullptr)                                                                                 \
+    GTEST_SKIP() << "shared trace missing: " << iosig::tier::test_support::shared_trace(file).string()
