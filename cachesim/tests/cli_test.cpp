@@ -45,7 +45,7 @@ protected:
                            "  dirty_background_bytes: 32M\n"
                            "devices:\n"
                            "  d: {structure: simple, media: ssd, capacity: 10G,\n"
-                           "      performance: {seq_write_bw: 500M/s, op_latency: 100us}}\n"
+                           "      performance: {seq_write_bw: 500M/s, seq_read_bw: 1G/s, op_latency: 100us}}\n"
                            "mounts:\n"
                            "  - {path: " + (dir_ / "data").string() + ", device: d, fs_type: ext4, block_size: 4K}\n");
         std::string workload = "offset,size,delay_s\n";
@@ -101,13 +101,15 @@ TEST_F(CachesimCli, DirectIoNeedsAlignedWrites) {
 }
 
 TEST_F(CachesimCli, MissingParametersAreListed) {
-    write("bare.yaml", "node: {name: t}\ndevices:\n  d: {structure: simple, media: ssd, capacity: 1G}\n"
+    write("bare.yaml", "node: {name: t}\ndevices:\n  d: {structure: simple, media: ssd, capacity: 1G,\n"
+                       "      performance: {seq_write_bw: 500M/s, seq_read_bw: 1G/s}}\n"
                        "mounts:\n  - {path: /, device: d, fs_type: ext4}\n");
     const Result r = run(bin + "iosig-cachesim --config " + path("bare.yaml") + " --mount / --method buffered --no-live"
                          " --workload " + path("w.csv"));
     EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.out.find("lacks parameters the buffered model needs"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("system.write_syscall_base"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("devices.d.performance.seq_write_bw"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("system.page_cache_write_bw"), std::string::npos) << r.out;
 }
 
 TEST_F(CachesimCli, UnknownMountIsBadInput) {

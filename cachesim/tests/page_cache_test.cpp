@@ -2,6 +2,8 @@
 // the inputs that made the published model abort.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "iosig/cachesim/page_cache.hpp"
 
 namespace iosig::cachesim {

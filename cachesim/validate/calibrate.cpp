@@ -1,6 +1,10 @@
 #include "calibrate.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstdio>
 #include <fmt/format.h>
 #include <random>
@@ -235,6 +239,35 @@ double measure_seek(const CalibrationSetup& setup) {
     return b.size() == 2 ? b[1] : 0.0;
 }
 
+LinearFit measure_direct_read(const CalibrationSetup& setup) {
+    const auto file = setup.dir / "iosig-calibrate-read.dat";
+    const std::uint64_t span = 64 * MiB;
+    RunOptions keep;
+    keep.keep_file = true;
+    const RunTimings prepared = run_workload(file, Method::buffered, sequential_workload(span, 4 * MiB, 0), keep);
+    if (!prepared.ok()) throw std::runtime_error(fmt::format("read calibration: {}", prepared.error));
+    const int fd = ::open(file.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(fmt::format("read calibration: O_DIRECT open: {}", std::strerror(errno)));
+    void* buffer = std::aligned_alloc(4096, 4 * MiB);
+    std::mt19937_64 rng(7);
+    std::vector<double> x, y;
+    const std::uint64_t sizes[] = {256 * KiB, 1 * MiB, 2 * MiB, 4 * MiB};
+    for (int run = 0; run <= setup.repetitions; ++run)
+        for (std::uint64_t size : sizes) {
+            const auto offset = static_cast<off_t>((rng() % (span / size)) * size);
+            const double t0 = monotonic_now();
+            const ssize_t n = ::pread(fd, buffer, size, offset);
+            const double t = monotonic_now() - t0;
+            if (n != static_cast<ssize_t>(size) || run == 0) continue;
+            x.push_back(static_cast<double>(size));
+            y.push_back(t);
+        }
+    std::free(buffer);
+    ::close(fd);
+    std::filesystem::remove(file);
+    return fit_line_lad_relative(x, y);
+}
+
 std::uint64_t measure_stdio_buffer(const std::filesystem::path& dir) {
     const auto file = dir / "iosig-calibrate-stdio.dat";
     std::FILE* f = std::fopen(file.c_str(), "w");
@@ -260,6 +293,11 @@ Calibration calibrate(const CalibrationSetup& setup) {
     record("direct", direct);
     m.op_latency = std::max(0.0, direct.intercept);
     if (direct.slope > 0) m.device_write_bw = 1 / direct.slope;
+
+    say(setup, "measuring O_DIRECT reads (B_read of Eq. 3)");
+    const LinearFit read = measure_direct_read(setup);
+    record("direct read", read);
+    if (read.slope > 0) m.device_read_bw = 1 / read.slope;
 
     say(setup, "measuring seeks (random vs sequential 4 KiB O_DIRECT overwrites)");
     const double seek = measure_seek(setup);

@@ -39,6 +39,7 @@ LinearFit measure_direct(const CalibrationSetup& setup);
 LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& with_device);
 LinearFit measure_stdio_copy(const CalibrationSetup& setup);
 double measure_seek(const CalibrationSetup& setup);
+LinearFit measure_direct_read(const CalibrationSetup& setup);
 std::uint64_t measure_stdio_buffer(const std::filesystem::path& dir);
 
 } // namespace iosig::cachesim::validate

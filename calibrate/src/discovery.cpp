@@ -1,25 +1,24 @@
 #include "discovery.hpp"
 
-#include <sys/statvfs.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fmt/format.h>
 #include <set>
 #include <stdexcept>
-
-#include <fmt/format.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 namespace iosig::calibrate {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr int max_depth = 8;  // loop over a file on a loop over a file on ... : stop somewhere
+constexpr int max_depth = 8; // loop over a file on a loop over a file on ... : stop somewhere
 
 bool starts_with_path(std::string_view path, std::string_view prefix) {
     if (prefix == "/") return true;
-    return path.substr(0, prefix.size()) == prefix && (path.size() == prefix.size() || path[prefix.size()] == '/');
+    return path.substr(0, prefix.size()) == prefix &&
+           (path.size() == prefix.size() || path[prefix.size()] == '/');
 }
 
 // Mount points that belong to the system, not to the user's data, when every mount is discovered.
@@ -33,18 +32,24 @@ bool is_system_path(std::string_view path) {
 std::string sanitize(std::string_view text) {
     std::string out;
     for (char c : text) {
-        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
-        if (keep) out.push_back(c);
-        else if (!out.empty() && out.back() != '-') out.push_back('-');
+        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          (c >= '0' && c <= '9') || c == '.' || c == '_';
+        if (keep)
+            out.push_back(c);
+        else if (!out.empty() && out.back() != '-')
+            out.push_back('-');
     }
-    while (!out.empty() && out.back() == '-') out.pop_back();
+    while (!out.empty() && out.back() == '-')
+        out.pop_back();
     return out.empty() ? std::string("root") : out;
 }
 
 MediaKind media_of_disk(const BlockDevice& d) {
     if (d.name.starts_with("pmem") || d.name.starts_with("dax")) return MediaKind::nvram;
-    if (d.name.starts_with("zram") || d.name.starts_with("ram") || d.name.starts_with("brd")) return MediaKind::ram;
-    if (d.name.starts_with("rbd") || d.name.starts_with("nbd") || d.name.starts_with("drbd")) return MediaKind::network;
+    if (d.name.starts_with("zram") || d.name.starts_with("ram") || d.name.starts_with("brd"))
+        return MediaKind::ram;
+    if (d.name.starts_with("rbd") || d.name.starts_with("nbd") || d.name.starts_with("drbd"))
+        return MediaKind::network;
     return d.rotational ? MediaKind::hdd : MediaKind::ssd;
 }
 
@@ -55,7 +60,8 @@ struct SchemeMapping {
 };
 
 SchemeMapping scheme_of_level(std::string_view level, std::size_t members) {
-    if (level == "raid1" && members > 2) return {RedundancyScheme::replication, 2};  // btrfs: 2 copies on any 2 of N
+    if (level == "raid1" && members > 2)
+        return {RedundancyScheme::replication, 2}; // btrfs: 2 copies on any 2 of N
     if (level == "raid1") return {RedundancyScheme::raid1, 0};
     if (level == "raid1c3") return {RedundancyScheme::replication, 3};
     if (level == "raid1c4") return {RedundancyScheme::replication, 4};
@@ -70,20 +76,23 @@ SchemeMapping scheme_of_level(std::string_view level, std::size_t members) {
 
 bool is_pseudo_fs(std::string_view t) {
     static const std::set<std::string_view> pseudo = {
-        "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "securityfs", "debugfs", "tracefs",
-        "pstore", "bpf", "mqueue", "hugetlbfs", "configfs", "fusectl", "autofs", "binfmt_misc", "efivarfs",
-        "rpc_pipefs", "nsfs", "selinuxfs", "squashfs", "iso9660", "ramfs-initrd", "nfsd", "sockfs", "pipefs"};
+        "proc",     "sysfs",   "devtmpfs",     "devpts",   "cgroup",     "cgroup2",   "securityfs",
+        "debugfs",  "tracefs", "pstore",       "bpf",      "mqueue",     "hugetlbfs", "configfs",
+        "fusectl",  "autofs",  "binfmt_misc",  "efivarfs", "rpc_pipefs", "nsfs",      "selinuxfs",
+        "squashfs", "iso9660", "ramfs-initrd", "nfsd",     "sockfs",     "pipefs"};
     return pseudo.contains(t);
 }
 
 bool is_network_fs(std::string_view t) {
-    static const std::set<std::string_view> network = {"nfs", "nfs4", "lustre", "ceph", "cifs", "smb3", "smbfs",
-                                                       "9p", "glusterfs", "beegfs", "gpfs", "afs", "orangefs",
-                                                       "pvfs2", "ocfs2", "gfs2", "davfs"};
+    static const std::set<std::string_view> network = {
+        "nfs",    "nfs4", "lustre", "ceph",     "cifs",  "smb3",  "smbfs", "9p",   "glusterfs",
+        "beegfs", "gpfs", "afs",    "orangefs", "pvfs2", "ocfs2", "gfs2",  "davfs"};
     return network.contains(t) || t.starts_with("fuse.");
 }
 
-bool is_ram_fs(std::string_view t) { return t == "tmpfs" || t == "ramfs"; }
+bool is_ram_fs(std::string_view t) {
+    return t == "tmpfs" || t == "ramfs";
+}
 
 std::string DeviceResolver::add_named(DeviceModel model) {
     const std::string name = model.name;
@@ -95,7 +104,8 @@ std::string DeviceResolver::root_of(const std::string& name) const {
     std::string current = name;
     for (int i = 0; i < max_depth; ++i) {
         const auto it = devices_.find(current);
-        if (it == devices_.end() || it->second.structure != DeviceStructure::partition) return current;
+        if (it == devices_.end() || it->second.structure != DeviceStructure::partition)
+            return current;
         current = it->second.owner;
     }
     return current;
@@ -146,8 +156,9 @@ std::string DeviceResolver::add_block(const BlockDevice& d, int depth) {
         const fs::path canonical = fs::weakly_canonical(file, ec);
         const auto holder = ec ? std::nullopt : containing_mount(mounts_, canonical.string());
         if (holder) {
-            // The data of a loop device lives in its backing file, so it shares the fate (and, unless
-            // measured otherwise, the speed) of the device holding that file: a partition of it.
+            // The data of a loop device lives in its backing file, so it shares the fate (and,
+            // unless measured otherwise, the speed) of the device holding that file: a partition of
+            // it.
             const std::string owner = root_of(resolve_at(*holder, depth + 1));
             m.structure = DeviceStructure::partition;
             m.owner = owner;
@@ -163,13 +174,15 @@ std::string DeviceResolver::add_block(const BlockDevice& d, int depth) {
         for (const std::string& slave : d.slaves)
             if (auto s = sysfs_.by_name(slave)) members.push_back(add_block(*s, depth + 1));
         m.profile = d.md_level;
-        if (members.size() == 1 && (d.kind == BlockKind::dm || d.md_level == "linear" || d.md_level.empty())) {
+        if (members.size() == 1 &&
+            (d.kind == BlockKind::dm || d.md_level == "linear" || d.md_level.empty())) {
             // dm-linear/crypt or an LVM volume on one physical volume: a slice of that device.
             m.structure = DeviceStructure::partition;
             m.owner = root_of(members.front());
             m.media = devices_.at(m.owner).media;
         } else if (!members.empty()) {
-            const SchemeMapping s = scheme_of_level(d.kind == BlockKind::md ? d.md_level : "linear", members.size());
+            const SchemeMapping s =
+                scheme_of_level(d.kind == BlockKind::md ? d.md_level : "linear", members.size());
             m.structure = DeviceStructure::complex;
             m.scheme = s.scheme;
             m.replicas = s.replicas;
@@ -179,7 +192,8 @@ std::string DeviceResolver::add_block(const BlockDevice& d, int depth) {
         break;
     }
     case BlockKind::disk:
-    case BlockKind::other: break;
+    case BlockKind::other:
+        break;
     }
     return add_named(std::move(m));
 }
@@ -195,7 +209,8 @@ std::string DeviceResolver::add_btrfs(const MountEntry& entry, int depth) {
     for (const std::string& member : btrfs->members)
         if (auto d = sysfs_.by_name(member)) members.push_back(add_block(*d, depth + 1));
     if (members.size() == 1) {
-        if (btrfs->data_profile == "dup") devices_.at(members.front()).note = "btrfs dup: two copies on one device";
+        if (btrfs->data_profile == "dup")
+            devices_.at(members.front()).note = "btrfs dup: two copies on one device";
         return members.front();
     }
     // The weaker of the data and metadata profiles decides when data is lost.
@@ -203,13 +218,18 @@ std::string DeviceResolver::add_btrfs(const MountEntry& entry, int depth) {
     const SchemeMapping meta = scheme_of_level(btrfs->metadata_profile, members.size());
     auto strength = [](const SchemeMapping& s) {
         switch (s.scheme) {
-        case RedundancyScheme::raid0: return 0u;
+        case RedundancyScheme::raid0:
+            return 0u;
         case RedundancyScheme::raid1:
         case RedundancyScheme::raid5:
-        case RedundancyScheme::raid10: return 1u;
-        case RedundancyScheme::replication: return s.replicas - 1;
-        case RedundancyScheme::raid6: return 2u;
-        default: return 0u;
+        case RedundancyScheme::raid10:
+            return 1u;
+        case RedundancyScheme::replication:
+            return s.replicas - 1;
+        case RedundancyScheme::raid6:
+            return 2u;
+        default:
+            return 0u;
         }
     };
     const SchemeMapping weakest = strength(meta) < strength(data) ? meta : data;
@@ -224,11 +244,14 @@ std::string DeviceResolver::add_btrfs(const MountEntry& entry, int depth) {
     m.profile = fmt::format("data {}, metadata {}", btrfs->data_profile, btrfs->metadata_profile);
     m.note = "btrfs " + btrfs->uuid;
     m.logical_block_size = btrfs->sector_size;
-    m.rotational = std::any_of(members.begin(), members.end(), [&](const std::string& n) { return devices_.at(n).rotational; });
+    m.rotational = std::any_of(members.begin(), members.end(),
+                               [&](const std::string& n) { return devices_.at(n).rotational; });
     return add_named(std::move(m));
 }
 
-std::string DeviceResolver::resolve(const MountEntry& entry) { return resolve_at(entry, 0); }
+std::string DeviceResolver::resolve(const MountEntry& entry) {
+    return resolve_at(entry, 0);
+}
 
 std::string DeviceResolver::resolve_at(const MountEntry& entry, int depth) {
     if (is_network_fs(entry.fs_type)) {
@@ -245,8 +268,9 @@ std::string DeviceResolver::resolve_at(const MountEntry& entry, int depth) {
         m.media = MediaKind::ram;
         m.kind = entry.fs_type;
         m.dev_path = entry.source;
-        struct statvfs s {};
-        if (statvfs(entry.mount_point.c_str(), &s) == 0) m.capacity = std::uint64_t(s.f_blocks) * s.f_frsize;
+        struct statvfs s{};
+        if (statvfs(entry.mount_point.c_str(), &s) == 0)
+            m.capacity = std::uint64_t(s.f_blocks) * s.f_frsize;
         return add_named(std::move(m));
     }
     if (entry.fs_type == "btrfs") {
@@ -256,7 +280,8 @@ std::string DeviceResolver::resolve_at(const MountEntry& entry, int depth) {
         if (auto d = sysfs_.by_devno(entry.major, entry.minor)) return add_block(*d, depth);
     }
     if (entry.source.starts_with("/dev/")) {
-        if (auto d = sysfs_.by_name(fs::path(entry.source).filename().string())) return add_block(*d, depth);
+        if (auto d = sysfs_.by_name(fs::path(entry.source).filename().string()))
+            return add_block(*d, depth);
     }
     DeviceModel m;
     m.name = sanitize(entry.fs_type + "-" + entry.source);
@@ -270,14 +295,16 @@ namespace {
 
 std::string not_writable_reason(const MountEntry& entry, const std::string& path) {
     if (entry.read_only()) return "read-only mount";
-    struct statvfs s {};
-    if (statvfs(path.c_str(), &s) == 0 && (s.f_flag & ST_RDONLY) != 0) return "read-only file system";
-    if (access(path.c_str(), W_OK | X_OK) != 0) return fmt::format("not writable by uid {}", getuid());
+    struct statvfs s{};
+    if (statvfs(path.c_str(), &s) == 0 && (s.f_flag & ST_RDONLY) != 0)
+        return "read-only file system";
+    if (access(path.c_str(), W_OK | X_OK) != 0)
+        return fmt::format("not writable by uid {}", getuid());
     return {};
 }
 
 void fill_space(MountTarget& t) {
-    struct statvfs s {};
+    struct statvfs s{};
     if (statvfs(t.path.c_str(), &s) == 0) {
         t.capacity = std::uint64_t(s.f_blocks) * s.f_frsize;
         t.free_space = std::uint64_t(s.f_bavail) * s.f_frsize;
@@ -288,14 +315,16 @@ void fill_space(MountTarget& t) {
 }
 
 bool excluded(const std::string& path, const std::vector<std::string>& excludes) {
-    return std::any_of(excludes.begin(), excludes.end(), [&](const std::string& e) { return starts_with_path(path, e); });
+    return std::any_of(excludes.begin(), excludes.end(),
+                       [&](const std::string& e) { return starts_with_path(path, e); });
 }
 
 std::string canonical_or_throw(const std::string& path, const char* what) {
     std::error_code ec;
     const fs::path p = fs::canonical(path, ec);
     if (ec) throw std::runtime_error(fmt::format("{} {}: {}", what, path, ec.message()));
-    if (!fs::is_directory(p)) throw std::runtime_error(fmt::format("{} {}: not a directory", what, path));
+    if (!fs::is_directory(p))
+        throw std::runtime_error(fmt::format("{} {}: not a directory", what, path));
     return p.string();
 }
 
@@ -323,7 +352,8 @@ Discovery discover(const DiscoveryOptions& options) {
     std::vector<std::pair<std::string, MountEntry>> candidates;
     if (options.include.empty()) {
         for (const MountEntry& e : visible) {
-            if (is_pseudo_fs(e.fs_type) || is_system_path(e.mount_point)) continue;  // not the user's data
+            if (is_pseudo_fs(e.fs_type) || is_system_path(e.mount_point))
+                continue; // not the user's data
             candidates.emplace_back(e.mount_point, e);
         }
     } else {

@@ -1,16 +1,16 @@
 // What lies under each mount the user may write to: mounts from /proc/self/mountinfo, the device
-// structure from sysfs (partition -> owner, loop -> backing file -> its device, btrfs multi-device and
-// md/dm members -> complex devices), tmpfs -> RAM (volatile), network file systems -> global.
+// structure from sysfs (partition -> owner, loop -> backing file -> its device, btrfs multi-device
+// and md/dm members -> complex devices), tmpfs -> RAM (volatile), network file systems -> global.
 #pragma once
+
+#include "iosig/node.hpp"
+#include "mountinfo.hpp"
+#include "sysfs.hpp"
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
-
-#include "iosig/node.hpp"
-#include "mountinfo.hpp"
-#include "sysfs.hpp"
 
 namespace iosig::calibrate {
 
@@ -27,10 +27,10 @@ struct DeviceModel {
     unsigned replicas = 0;
     std::string owner;
     // Facts kept in the device's `calibration:` map (not interpreted by the core).
-    std::string kind;          // disk, partition, loop, md, dm, btrfs, tmpfs, network, virtual
-    std::string backing_file;  // loop
+    std::string kind;         // disk, partition, loop, md, dm, btrfs, tmpfs, network, virtual
+    std::string backing_file; // loop
     std::string model;
-    std::string profile;       // btrfs data/metadata profile, md level
+    std::string profile; // btrfs data/metadata profile, md level
     int numa_node = -1;
     unsigned logical_block_size = 0;
     unsigned physical_block_size = 0;
@@ -38,16 +38,16 @@ struct DeviceModel {
 };
 
 struct MountTarget {
-    std::string path;  // the directory calibrated: a mount point or a directory given with --mount
-    MountEntry entry;  // the mount that holds it
+    std::string path; // the directory calibrated: a mount point or a directory given with --mount
+    MountEntry entry; // the mount that holds it
     std::string device;
     bool global = false;
     bool is_volatile = false;
     std::uint64_t capacity = 0;
     std::uint64_t free_space = 0;
     std::uint64_t block_size = 4096;
-    std::uint64_t max_file_size = 0;  // 0: no limit known
-    std::string group;  // targets with the same group share one file system and are measured once
+    std::uint64_t max_file_size = 0; // 0: no limit known
+    std::string group; // targets with the same group share one file system and are measured once
     int numa_node = -1;
 };
 
@@ -64,16 +64,19 @@ struct Discovery {
 };
 
 struct DiscoveryOptions {
-    std::vector<std::string> include;  // --mount: only these paths (any directory); empty: every mount
-    std::vector<std::string> exclude;  // --exclude: drop these paths and everything under them
+    std::vector<std::string>
+        include; // --mount: only these paths (any directory); empty: every mount
+    std::vector<std::string> exclude; // --exclude: drop these paths and everything under them
     std::string sysfs_root = "/sys";
     std::string mountinfo_path = "/proc/self/mountinfo";
 };
 
-// Builds DeviceModels for the file systems of mount entries, recursively through what they stand on.
+// Builds DeviceModels for the file systems of mount entries, recursively through what they stand
+// on.
 class DeviceResolver {
 public:
-    DeviceResolver(const Sysfs& sysfs, const std::vector<MountEntry>& mounts) : sysfs_(sysfs), mounts_(mounts) {}
+    DeviceResolver(const Sysfs& sysfs, const std::vector<MountEntry>& mounts)
+        : sysfs_(sysfs), mounts_(mounts) {}
 
     // The device `entry`'s file system lives on (its name in devices()).
     std::string resolve(const MountEntry& entry);

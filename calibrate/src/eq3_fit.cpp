@@ -1,19 +1,19 @@
 #include "eq3_fit.hpp"
 
+#include "stats.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
 #include <stdexcept>
 
-#include "stats.hpp"
-
 namespace iosig::calibrate {
 namespace {
 
 struct Terms {
-    double chunks_bytes;  // ceil(ds/cs)*cs
-    double partial;       // d*cs
+    double chunks_bytes; // ceil(ds/cs)*cs
+    double partial;      // d*cs
     bool is_partial;
 };
 
@@ -34,23 +34,31 @@ double trimmed_score(std::vector<double> squared) {
     std::sort(squared.begin(), squared.end());
     const std::size_t keep = std::max<std::size_t>(1, squared.size() * 8 / 10);
     double sum = 0;
-    for (std::size_t i = 0; i < keep; ++i) sum += squared[i];
+    for (std::size_t i = 0; i < keep; ++i)
+        sum += squared[i];
     return sum / static_cast<double>(keep);
 }
 
-Candidate fit_for_chunk(const std::vector<SweepSample>& samples, std::uint64_t cs, double max_iops) {
+Candidate fit_for_chunk(const std::vector<SweepSample>& samples, std::uint64_t cs,
+                        double max_iops) {
     Candidate best;
     best.parameters.chunk = cs;
     best.parameters.max_iops = max_iops;
     const std::size_t n = samples.size();
     std::vector<bool> capped(n, false), outlier(n, false);
+    // Start from the points the limit explains by itself (measured within 10 % of it): a first fit
+    // over all points would put the limit into l and never let go of it.
+    for (std::size_t i = 0; i < n && max_iops > 0; ++i) {
+        const double cap = (terms(samples[i].chunk, cs).is_partial ? 2.0 : 1.0) / max_iops;
+        capped[i] = samples[i].seconds_per_io <= 1.1 * cap;
+    }
     for (int iteration = 0; iteration < 8; ++iteration) {
         std::vector<std::vector<double>> rows;
         std::vector<double> y;
         for (std::size_t i = 0; i < n; ++i) {
             if (capped[i] || outlier[i]) continue;
             const Terms t = terms(samples[i].chunk, cs);
-            const double w = 1.0 / samples[i].seconds_per_io;  // relative error weighting
+            const double w = 1.0 / samples[i].seconds_per_io; // relative error weighting
             rows.push_back({w, t.chunks_bytes * w, t.partial * w});
             y.push_back(1.0);
         }
@@ -68,7 +76,8 @@ Candidate fit_for_chunk(const std::vector<SweepSample>& samples, std::uint64_t c
         std::vector<bool> next_capped(n, false);
         for (std::size_t i = 0; i < n; ++i) {
             const Terms t = terms(samples[i].chunk, cs);
-            const double linear = p.latency + t.chunks_bytes / p.write_bw + (p.read_bw > 0 ? t.partial / p.read_bw : 0);
+            const double linear = p.latency + t.chunks_bytes / p.write_bw +
+                                  (p.read_bw > 0 ? t.partial / p.read_bw : 0);
             const double cap = max_iops > 0 ? (t.is_partial ? 2.0 : 1.0) / max_iops : 0;
             next_capped[i] = cap > linear;
             const double model = std::max(linear, cap);
@@ -84,10 +93,12 @@ Candidate fit_for_chunk(const std::vector<SweepSample>& samples, std::uint64_t c
         // Points far from the rest (robust z-score on log residuals) are left out of the next fit.
         const double center = median(log_residual);
         std::vector<double> deviations;
-        for (double r : log_residual) deviations.push_back(std::fabs(r - center));
+        for (double r : log_residual)
+            deviations.push_back(std::fabs(r - center));
         const double spread = std::max(3 * 1.4826 * median(deviations), 0.2);
         std::vector<bool> next_outlier(n, false);
-        for (std::size_t i = 0; i < n; ++i) next_outlier[i] = std::fabs(log_residual[i] - center) > spread;
+        for (std::size_t i = 0; i < n; ++i)
+            next_outlier[i] = std::fabs(log_residual[i] - center) > spread;
         if (next_capped == capped && next_outlier == outlier) break;
         capped = std::move(next_capped);
         outlier = std::move(next_outlier);
@@ -112,7 +123,8 @@ std::vector<double> relative_errors(const std::vector<SweepSample>& samples, con
 double eq3_seconds_per_io(const Eq3Parameters& p, std::uint64_t ds) {
     const std::uint64_t cs = p.chunk == 0 ? 4096 : p.chunk;
     const Terms t = terms(ds, cs);
-    double seconds = p.latency + (p.write_bw > 0 ? t.chunks_bytes / p.write_bw : std::numeric_limits<double>::infinity());
+    double seconds = p.latency + (p.write_bw > 0 ? t.chunks_bytes / p.write_bw
+                                                 : std::numeric_limits<double>::infinity());
     if (t.is_partial && p.read_bw > 0) seconds += t.partial / p.read_bw;
     if (p.max_iops > 0) seconds = std::max(seconds, (t.is_partial ? 2.0 : 1.0) / p.max_iops);
     return seconds;
@@ -121,38 +133,68 @@ double eq3_seconds_per_io(const Eq3Parameters& p, std::uint64_t ds) {
 Eq3Fit fit_eq3(const std::vector<SweepSample>& samples, const Eq3FitOptions& options) {
     if (samples.size() < 4) throw std::invalid_argument("Eq. 3 fit needs at least 4 sweep points");
     std::uint64_t largest = 0;
-    for (const SweepSample& s : samples) largest = std::max(largest, s.chunk);
+    for (const SweepSample& s : samples)
+        largest = std::max(largest, s.chunk);
 
     std::set<std::uint64_t> chunks;
-    for (std::uint64_t c = 512; c <= std::min<std::uint64_t>(largest, 1 << 20); c *= 2) chunks.insert(c);
+    for (std::uint64_t c = 512; c <= std::min<std::uint64_t>(largest, 1 << 20); c *= 2)
+        chunks.insert(c);
     if (options.fine_search)
-        for (std::uint64_t c = 512; c <= std::min<std::uint64_t>(largest, 64 << 10); c += 512) chunks.insert(c);
+        for (std::uint64_t c = 512; c <= std::min<std::uint64_t>(largest, 64 << 10); c += 512)
+            chunks.insert(c);
     const std::uint64_t reference = options.reference_chunk == 0 ? 4096 : options.reference_chunk;
     chunks.insert(reference);
 
-    const double iops = options.max_iops;
-    Candidate ref = fit_for_chunk(samples, reference, iops);
-    if (iops > 0) {  // the IOPS limit is measured at depth; keep it only if it explains the sweep better
-        Candidate uncapped = fit_for_chunk(samples, reference, 0);
-        if (uncapped.score < ref.score) ref = uncapped;
-    }
-    Candidate best = ref;
-    for (std::uint64_t cs : chunks) {
-        const std::vector<double> caps = iops > 0 ? std::vector<double>{iops, 0.0} : std::vector<double>{0.0};
-        for (double cap : caps) {
-            const Candidate c = fit_for_chunk(samples, cs, cap);
-            // Prefer smaller chunks on ties: the search runs upwards and only a strictly better fit wins.
-            if (c.score < best.score * (1 - 1e-9)) best = c;
+    std::vector<SweepSample> small;
+    for (const SweepSample& s : samples)
+        if (s.chunk <= options.block_effect_limit) small.push_back(s);
+    if (small.empty()) small = samples;
+    auto mean_error = [](const std::vector<double>& errors) {
+        double sum = 0;
+        for (double e : errors)
+            sum += e;
+        return errors.empty() ? 0.0 : sum / static_cast<double>(errors.size());
+    };
+
+    // For each way of treating the IOPS limit (use the measured one, or none), the reference chunk
+    // unless another one clearly fits better; then the better of the two.
+    struct Choice {
+        Candidate chosen, reference;
+        bool detected = false;
+    };
+    auto choose = [&](double cap) {
+        Choice c;
+        c.reference = fit_for_chunk(samples, reference, cap);
+        Candidate best = c.reference;
+        for (std::uint64_t cs : chunks) {
+            const Candidate candidate = fit_for_chunk(samples, cs, cap);
+            // The search runs upwards and only a strictly better fit wins: ties keep the smaller.
+            if (candidate.score < best.score * (1 - 1e-9)) best = candidate;
         }
+        const double reference_small =
+            mean_error(relative_errors(small, c.reference.parameters, nullptr));
+        const double best_small = mean_error(relative_errors(small, best.parameters, nullptr));
+        c.detected = best.parameters.chunk != reference &&
+                     best.score < options.adopt_threshold * c.reference.score &&
+                     best_small <= reference_small - options.adopt_min_gain;
+        c.chosen = c.detected ? best : c.reference;
+        return c;
+    };
+    Choice choice = choose(0);
+    if (options.max_iops > 0) {
+        Choice capped = choose(options.max_iops);
+        // The limit is an independent measurement: keep it unless leaving it out fits clearly
+        // better (a QD32 figure below what QD1 achieves, as io_uring's overhead gives on tmpfs).
+        if (capped.chosen.score <= 2 * choice.chosen.score) choice = capped;
     }
     Eq3Fit fit;
     fit.reference_chunk = reference;
-    fit.reference_error = median(relative_errors(samples, ref.parameters, nullptr));
-    const double best_error = median(relative_errors(samples, best.parameters, nullptr));
-    const bool adopt = best.parameters.chunk != reference && best.score < options.adopt_threshold * ref.score &&
-                       best_error <= fit.reference_error - options.adopt_min_gain;
-    fit.parameters = adopt ? best.parameters : ref.parameters;
-    fit.chunk_detected = adopt;
+    fit.parameters = choice.chosen.parameters;
+    fit.chunk_detected = choice.detected;
+    fit.reference_error = median(relative_errors(samples, choice.reference.parameters, nullptr));
+    fit.reference_small_chunk_error =
+        median(relative_errors(small, choice.reference.parameters, nullptr));
+    fit.small_chunk_error = median(relative_errors(small, fit.parameters, nullptr));
     const auto errors = relative_errors(samples, fit.parameters, &fit.predicted_throughput);
     fit.median_relative_error = median(errors);
     fit.max_relative_error = *std::max_element(errors.begin(), errors.end());

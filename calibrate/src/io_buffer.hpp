@@ -1,5 +1,5 @@
-// Page-aligned IO buffers allocated on the NUMA node of the device being measured (libnuma), so that
-// O_DIRECT transfers and memcpy measurements do not cross the interconnect.
+// Page-aligned IO buffers allocated on the NUMA node of the device being measured (libnuma), so
+// that O_DIRECT transfers and memcpy measurements do not cross the interconnect.
 #pragma once
 
 #include <cstddef>

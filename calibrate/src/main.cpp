@@ -1,20 +1,18 @@
-// iosig-calibrate: discover the mounts of this node, measure them and the kernel/libc parameters, and
-// write the node YAML the core loads. Usage and method: docs/calibrate.md.
-#include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
+// iosig-calibrate: discover the mounts of this node, measure them and the kernel/libc parameters,
+// and write the node YAML the core loads. Usage and method: docs/calibrate.md.
 #include "iosig/node_yaml.hpp"
 #include "node_writer.hpp"
 #include "plots.hpp"
 #include "run.hpp"
 #include "summary.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
 
 namespace {
 
@@ -75,18 +73,24 @@ int run(const Cli& cli) {
     const std::string yaml = emit_yaml(document);
 
     // The core's loader is the judge of what we write.
-    const iosig::NodeLoadResult loaded = iosig::load_node_text(yaml, cli.output.empty() ? "<iosig-calibrate output>" : cli.output);
+    const iosig::NodeLoadResult loaded =
+        iosig::load_node_text(yaml, cli.output.empty() ? "<iosig-calibrate output>" : cli.output);
     for (const iosig::ConfigDiagnostic& d : loaded.diagnostics) {
         const std::string text = d.format();
-        if (d.severity == iosig::ConfigDiagnostic::Severity::warning) warnings.push_back(text);
-        else calibration.errors.push_back("core loader: " + text);
+        if (d.severity == iosig::ConfigDiagnostic::Severity::warning)
+            warnings.push_back(text);
+        else
+            calibration.errors.push_back("core loader: " + text);
     }
     if (!loaded.ok()) {
-        progress.note("the core loader rejects the node YAML written (a bug in iosig-calibrate or in the loader):");
-        for (const auto& d : loaded.diagnostics) progress.note("  " + d.format());
+        progress.note("the core loader rejects the node YAML written (a bug in iosig-calibrate or "
+                      "in the loader):");
+        for (const auto& d : loaded.diagnostics)
+            progress.note("  " + d.format());
         status = exit_failure;
     }
-    for (const std::string& w : warnings) progress.note("warning: " + w);
+    for (const std::string& w : warnings)
+        progress.note("warning: " + w);
 
     if (!cli.output.empty()) {
         std::string error;
@@ -111,30 +115,41 @@ int run(const Cli& cli) {
             status = exit_failure;
         }
     }
-    if (cli.json) std::cout << summarize(calibration, yaml, plot_files, warnings).dump(2) << std::endl;
+    if (cli.json)
+        std::cout << summarize(calibration, yaml, plot_files, warnings).dump(2) << std::endl;
     return status;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"iosig-calibrate: find the mounts of this node, measure them and the kernel/libc parameters,\n"
+    CLI::App app{"iosig-calibrate: find the mounts of this node, measure them and the kernel/libc "
+                 "parameters,\n"
                  "and write the node YAML that iosig loads (docs/calibrate.md)."};
     app.name("iosig-calibrate");
     Cli cli;
-    auto* quick = app.add_flag("--quick", cli.quick, "short measurements (default; about a minute on 5 mounts)");
-    auto* full = app.add_flag("--full", cli.full, "longer, finer measurements (chunk sweep every 2 KiB up to 64 KiB)");
+    auto* quick = app.add_flag("--quick", cli.quick,
+                               "short measurements (default; about a minute on 5 mounts)");
+    auto* full = app.add_flag("--full", cli.full,
+                              "longer, finer measurements (chunk sweep every 2 KiB up to 64 KiB)");
     quick->excludes(full);
     full->excludes(quick);
-    app.add_option("--mount", cli.mounts, "calibrate only this directory (repeatable; any directory, e.g. a scratch dir)")
+    app.add_option("--mount", cli.mounts,
+                   "calibrate only this directory (repeatable; any directory, e.g. a scratch dir)")
         ->check(CLI::ExistingDirectory);
-    app.add_option("--exclude", cli.excludes, "leave out this mount and everything under it (repeatable)");
-    app.add_option("-o,--output", cli.output, "write the node YAML here (default: standard output unless --json)");
-    app.add_flag("--json", cli.json, "print a JSON summary of every measurement on standard output");
-    app.add_option("--plots", cli.plots, "write PNG plots (Eq. 3 fit, latency histogram) for each file system into DIR");
-    app.add_option("--overrides", cli.overrides, "merge site facts (MTTF, BER, labels, global, ...) from this node YAML fragment")
+    app.add_option("--exclude", cli.excludes,
+                   "leave out this mount and everything under it (repeatable)");
+    app.add_option("-o,--output", cli.output,
+                   "write the node YAML here (default: standard output unless --json)");
+    app.add_flag("--json", cli.json,
+                 "print a JSON summary of every measurement on standard output");
+    app.add_option("--plots", cli.plots,
+                   "write PNG plots (Eq. 3 fit, latency histogram) for each file system into DIR");
+    app.add_option("--overrides", cli.overrides,
+                   "merge site facts (MTTF, BER, labels, global, ...) from this node YAML fragment")
         ->check(CLI::ExistingFile);
-    app.add_option("--time-budget", cli.time_budget, "seconds for the whole run (default: 50 quick, 600 full)")
+    app.add_option("--time-budget", cli.time_budget,
+                   "seconds for the whole run (default: 50 quick, 600 full)")
         ->check(CLI::Range(5.0, 86400.0));
     try {
         app.parse(argc, argv);
@@ -145,7 +160,8 @@ int main(int argc, char** argv) {
     try {
         return run(cli);
     } catch (const Interrupted&) {
-        fmt::print(stderr, "\niosig-calibrate: interrupted; scratch files removed, nothing written\n");
+        fmt::print(stderr,
+                   "\niosig-calibrate: interrupted; scratch files removed, nothing written\n");
         return exit_interrupted;
     } catch (const OverridesError& e) {
         fmt::print(stderr, "iosig-calibrate: {}\n", e.what());

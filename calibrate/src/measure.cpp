@@ -1,21 +1,19 @@
 #include "measure.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
+#include "discovery.hpp"
+#include "stats.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <set>
 #include <stdexcept>
-
-#include <fmt/format.h>
-
-#include "discovery.hpp"
-#include "stats.hpp"
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 namespace iosig::calibrate {
 namespace {
@@ -26,7 +24,8 @@ constexpr std::size_t buffer_bytes = std::size_t(64) << 20;
     throw std::runtime_error(fmt::format("{} {}: {}", what, path, std::strerror(errno)));
 }
 
-void write_fully(int fd, const std::byte* data, std::uint64_t size, std::uint64_t offset, const std::string& path) {
+void write_fully(int fd, const std::byte* data, std::uint64_t size, std::uint64_t offset,
+                 const std::string& path) {
     while (size > 0) {
         const ssize_t n = pwrite(fd, data, size, static_cast<off_t>(offset));
         if (n < 0) {
@@ -43,7 +42,8 @@ void write_fully(int fd, const std::byte* data, std::uint64_t size, std::uint64_
     }
 }
 
-void read_fully(int fd, std::byte* data, std::uint64_t size, std::uint64_t offset, const std::string& path) {
+void read_fully(int fd, std::byte* data, std::uint64_t size, std::uint64_t offset,
+                const std::string& path) {
     while (size > 0) {
         const ssize_t n = pread(fd, data, size, static_cast<off_t>(offset));
         if (n < 0) {
@@ -60,24 +60,26 @@ void read_fully(int fd, std::byte* data, std::uint64_t size, std::uint64_t offse
     }
 }
 
-IoMethod probe_method(int fd, const std::string& directory, const std::string& fs_type, unsigned btrfs_sector) {
+IoMethod probe_method(int fd, const std::string& directory, const std::string& fs_type,
+                      unsigned btrfs_sector) {
     IoMethod m;
     m.direct = (fcntl(fd, F_GETFL) & O_DIRECT) != 0;
     if (!m.direct) return m;
-    struct statx sx {};
-    if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) != 0 &&
-        sx.stx_dio_offset_align > 0) {
+    struct statx sx{};
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+        (sx.stx_mask & STATX_DIOALIGN) != 0 && sx.stx_dio_offset_align > 0) {
         m.alignment = std::max(sx.stx_dio_offset_align, sx.stx_dio_mem_align);
         m.alignment_source = "statx";
     } else if (fs_type == "btrfs") {
-        // btrfs accepts misaligned O_DIRECT silently and does it buffered instead: align to its sector.
+        // btrfs accepts misaligned O_DIRECT silently and does it buffered instead: align to its
+        // sector.
         m.alignment = btrfs_sector ? btrfs_sector : 4096;
         m.alignment_source = "btrfs sector size";
     } else if (is_ram_fs(fs_type)) {
         m.alignment = 512;
         m.alignment_source = fs_type + " (no alignment needed)";
     } else {
-        struct statvfs s {};
+        struct statvfs s{};
         m.alignment = statvfs(directory.c_str(), &s) == 0 ? static_cast<unsigned>(s.f_bsize) : 4096;
         m.alignment_source = "fs block size";
     }
@@ -104,7 +106,8 @@ void run_box(const PhaseLimits& limits, Io&& io) {
 } // namespace
 
 double now_seconds() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 void Latencies::summarize() {
@@ -114,7 +117,8 @@ void Latencies::summarize() {
     p999 = percentile(samples, 0.999);
     max = samples.empty() ? 0 : *std::max_element(samples.begin(), samples.end());
     double sum = 0;
-    for (double s : samples) sum += s;
+    for (double s : samples)
+        sum += s;
     mean = samples.empty() ? 0 : sum / static_cast<double>(samples.size());
 }
 
@@ -125,20 +129,25 @@ std::vector<std::uint64_t> sweep_chunks(bool full, std::uint64_t largest, std::u
             chunks.insert(s);
             if (s >= 1024 && s * 3 / 2 <= largest) chunks.insert(s * 3 / 2);
         }
-        for (std::uint64_t s = 2048; s <= std::min<std::uint64_t>(largest, 64 << 10); s += 2048) chunks.insert(s);
+        for (std::uint64_t s = 2048; s <= std::min<std::uint64_t>(largest, 64 << 10); s += 2048)
+            chunks.insert(s);
     } else {
-        // Fewer, longer points: each one's mean is steadier on a busy machine or a throttled device.
-        // Powers of four, plus the neighbours of the 4 KiB page where block effects show.
-        for (std::uint64_t s = 512; s <= largest; s *= 4) chunks.insert(s);
-        for (std::uint64_t s : {1024, 4096, 6144, 12288}) chunks.insert(s);
+        // Fewer, longer points: each one's mean is steadier on a busy machine or a throttled
+        // device. Powers of four, plus the neighbours of the 4 KiB page where block effects show.
+        for (std::uint64_t s = 512; s <= largest; s *= 4)
+            chunks.insert(s);
+        for (std::uint64_t s : {1024, 4096, 6144, 12288})
+            chunks.insert(s);
         chunks.insert(largest);
     }
     if (alignment > 1) std::erase_if(chunks, [&](std::uint64_t c) { return c % alignment != 0; });
     return {chunks.begin(), chunks.end()};
 }
 
-MountIo::MountIo(const std::string& directory, const std::string& fs_type, unsigned btrfs_sector_size, int numa_node)
-    : direct_file_(directory, "io", O_DIRECT), buffer_(buffer_bytes, numa_node), random_(0x5eed1234abcdULL) {
+MountIo::MountIo(const std::string& directory, const std::string& fs_type,
+                 unsigned btrfs_sector_size, int numa_node)
+    : direct_file_(directory, "io", O_DIRECT), buffer_(buffer_bytes, numa_node),
+      random_(0x5eed1234abcdULL) {
     method_ = probe_method(direct_file_.fd(), directory, fs_type, btrfs_sector_size);
     cow_ = fs_type == "btrfs" || fs_type == "zfs" || fs_type == "bcachefs";
     sync_fd_ = open(direct_file_.path().c_str(), O_RDWR | O_DSYNC | O_CLOEXEC);
@@ -161,14 +170,16 @@ void MountIo::drop_cache() {
     posix_fadvise(sync_fd_, 0, 0, POSIX_FADV_DONTNEED);
 }
 
-Throughput MountIo::sequential_write(std::uint64_t block, std::uint64_t file_cap, const PhaseLimits& limits) {
+Throughput MountIo::sequential_write(std::uint64_t block, std::uint64_t file_cap,
+                                     const PhaseLimits& limits) {
     block = std::min<std::uint64_t>(block, buffer_.size());
     file_cap = std::max(file_cap / block * block, block);
     // Allocate first (untimed), as fio does by default: what is measured is writing to the device,
     // not the file system finding free space (which on a fresh tmpfs under memory pressure costs
     // more than the copy). File systems without fallocate simply allocate while writing.
     // (Not on btrfs: copy-on-write allocates on every overwrite anyway.)
-    if (!cow_ && fallocate(direct_file_.fd(), 0, 0, static_cast<off_t>(file_cap)) != 0 && errno != EOPNOTSUPP)
+    if (!cow_ && fallocate(direct_file_.fd(), 0, 0, static_cast<off_t>(file_cap)) != 0 &&
+        errno != EOPNOTSUPP)
         io_error("cannot allocate", path());
     const int fd = write_fd_for(block);
     Throughput r;
@@ -212,7 +223,8 @@ Throughput MountIo::sequential_read(std::uint64_t block, const PhaseLimits& limi
     return r;
 }
 
-Latencies MountIo::latency(bool write, bool random, std::uint64_t block, const PhaseLimits& limits) {
+Latencies MountIo::latency(bool write, bool random, std::uint64_t block,
+                           const PhaseLimits& limits) {
     Latencies r;
     r.block = block;
     const std::uint64_t slots = file_size_ / block;
@@ -223,8 +235,10 @@ Latencies MountIo::latency(bool write, bool random, std::uint64_t block, const P
     run_box(limits, [&](std::uint64_t) {
         const std::uint64_t offset = (random ? random_.below(slots) : next++ % slots) * block;
         const double t0 = now_seconds();
-        if (write) write_fully(fd, buffer_.data(), block, offset, path());
-        else read_fully(fd, buffer_.data(), block, offset, path());
+        if (write)
+            write_fully(fd, buffer_.data(), block, offset, path());
+        else
+            read_fully(fd, buffer_.data(), block, offset, path());
         r.samples.push_back(now_seconds() - t0);
     });
     r.summarize();
@@ -232,7 +246,8 @@ Latencies MountIo::latency(bool write, bool random, std::uint64_t block, const P
 }
 
 SweepPoint MountIo::sweep_point(std::uint64_t chunk, const PhaseLimits& limits) {
-    if (chunk > buffer_.size()) throw std::invalid_argument("sweep chunk larger than the IO buffer");
+    if (chunk > buffer_.size())
+        throw std::invalid_argument("sweep chunk larger than the IO buffer");
     // Writes continue where the previous point stopped, wrapping within the file written so far
     // (or one chunk, if that is larger): overwrites, so block allocation is not part of the cost.
     const std::uint64_t region = std::max(file_size_, chunk);

@@ -4,15 +4,15 @@
 // through O_DSYNC writes and page-cache-dropped reads. Only scratch files are touched.
 #pragma once
 
+#include "eq3_fit.hpp"
+#include "io_buffer.hpp"
+#include "scratch.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "eq3_fit.hpp"
-#include "io_buffer.hpp"
-#include "scratch.hpp"
 
 namespace iosig::calibrate {
 
@@ -25,7 +25,7 @@ struct Throughput {
 };
 
 struct Latencies {
-    std::vector<double> samples;  // seconds, in the order measured
+    std::vector<double> samples; // seconds, in the order measured
     double p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0, mean = 0;
     std::uint64_t block = 0;
     void summarize();
@@ -37,22 +37,24 @@ struct Iops {
     double seconds = 0;
     unsigned queue_depth = 0;
     std::uint64_t block = 0;
-    std::string engine;  // "io_uring", or "psync" when io_uring is unavailable
+    std::string engine; // "io_uring", or "psync" when io_uring is unavailable
 };
 
 struct SweepPoint {
     std::uint64_t chunk = 0;
     std::uint64_t ios = 0;
-    double seconds = 0;  // total
+    double seconds = 0; // total
     double seconds_per_io() const { return ios ? seconds / static_cast<double>(ios) : 0; }
-    double bytes_per_second() const { return seconds > 0 ? static_cast<double>(chunk * ios) / seconds : 0; }
+    double bytes_per_second() const {
+        return seconds > 0 ? static_cast<double>(chunk * ios) / seconds : 0;
+    }
 };
 
 // How IO reaches the device on one mount.
 struct IoMethod {
-    bool direct = false;      // O_DIRECT accepted
-    unsigned alignment = 0;   // O_DIRECT offset/size alignment (bytes)
-    std::string alignment_source;  // "statx", "btrfs sector size", "tmpfs", "fs block size"
+    bool direct = false;          // O_DIRECT accepted
+    unsigned alignment = 0;       // O_DIRECT offset/size alignment (bytes)
+    std::string alignment_source; // "statx", "btrfs sector size", "tmpfs", "fs block size"
 };
 
 // A time box for one phase. `report` gets the fraction of the box used so far (for progress bars).
@@ -66,7 +68,8 @@ struct PhaseLimits {
 // The scratch file of one mount and everything needed to do IO on it.
 class MountIo {
 public:
-    MountIo(const std::string& directory, const std::string& fs_type, unsigned btrfs_sector_size, int numa_node);
+    MountIo(const std::string& directory, const std::string& fs_type, unsigned btrfs_sector_size,
+            int numa_node);
     ~MountIo();
     MountIo(const MountIo&) = delete;
     MountIo& operator=(const MountIo&) = delete;
@@ -75,11 +78,13 @@ public:
     std::uint64_t file_size() const { return file_size_; }
     const std::string& path() const { return direct_file_.path(); }
 
-    Throughput sequential_write(std::uint64_t block, std::uint64_t file_cap, const PhaseLimits& limits);
+    Throughput sequential_write(std::uint64_t block, std::uint64_t file_cap,
+                                const PhaseLimits& limits);
     Throughput sequential_read(std::uint64_t block, const PhaseLimits& limits);
     // QD1 latencies of `block`-sized IOs at random aligned offsets (or consecutive ones).
     Latencies latency(bool write, bool random, std::uint64_t block, const PhaseLimits& limits);
-    Iops random_iops(bool write, std::uint64_t block, unsigned queue_depth, const PhaseLimits& limits);
+    Iops random_iops(bool write, std::uint64_t block, unsigned queue_depth,
+                     const PhaseLimits& limits);
     // Consecutive synchronous writes of `chunk` bytes (O_DIRECT: `chunk` must be a multiple of the
     // alignment, see sweep_chunks).
     SweepPoint sweep_point(std::uint64_t chunk, const PhaseLimits& limits);
@@ -90,12 +95,12 @@ private:
 
     IoMethod method_;
     ScratchFile direct_file_;
-    int sync_fd_ = -1;  // O_DSYNC descriptor on the same file
+    int sync_fd_ = -1; // O_DSYNC descriptor on the same file
     IoBuffer buffer_;
     Random random_;
     std::uint64_t file_size_ = 0;
     std::uint64_t sweep_offset_ = 0;
-    bool cow_ = false;  // copy-on-write file system
+    bool cow_ = false; // copy-on-write file system
 };
 
 // Sweep chunk sizes 512 B .. `largest` (64 MiB). Full: powers of two and 1.5x powers of two, plus

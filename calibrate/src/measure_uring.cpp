@@ -1,36 +1,38 @@
 // Random IOPS at queue depth > 1 through io_uring (liburing): `queue_depth` IOs in flight, each
 // completion immediately replaced by a new IO at a random aligned offset, until the time box ends.
-#include <liburing.h>
-#include <unistd.h>
+#include "measure.hpp"
 
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
-
 #include <fmt/format.h>
-
-#include "measure.hpp"
+#include <liburing.h>
+#include <stdexcept>
+#include <unistd.h>
 
 namespace iosig::calibrate {
 
-Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth, const PhaseLimits& limits) {
+Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
+                          const PhaseLimits& limits) {
     Iops r;
     r.block = block;
     r.queue_depth = queue_depth;
     const std::uint64_t slots = file_size_ / block;
     if (slots == 0) throw std::logic_error("random_iops before sequential_write");
-    if (static_cast<std::uint64_t>(queue_depth) * block > buffer_.size()) throw std::invalid_argument("queue too deep");
+    if (static_cast<std::uint64_t>(queue_depth) * block > buffer_.size())
+        throw std::invalid_argument("queue too deep");
     if (!write) drop_cache();
     const int fd = method_.direct ? direct_file_.fd() : sync_fd_;
 
     io_uring ring{};
     if (const int rc = io_uring_queue_init(queue_depth, &ring, 0); rc < 0) {
-        // io_uring disabled (kernel.io_uring_disabled, seccomp): the best this process can do is QD1.
+        // io_uring disabled (kernel.io_uring_disabled, seccomp): the best this process can do is
+        // QD1.
         r.engine = fmt::format("psync (io_uring unavailable: {})", std::strerror(-rc));
         r.queue_depth = 1;
         const Latencies l = latency(write, true, block, limits);
         r.ios = l.samples.size();
-        for (double s : l.samples) r.seconds += s;
+        for (double s : l.samples)
+            r.seconds += s;
         r.iops = r.seconds > 0 ? static_cast<double>(r.ios) / r.seconds : 0;
         return r;
     }
@@ -45,14 +47,17 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
         if (sqe == nullptr) throw std::runtime_error("io_uring submission queue full");
         void* data = buffer_.data() + static_cast<std::size_t>(slot) * block;
         const auto offset = static_cast<off_t>(random_.below(slots) * block);
-        if (write) io_uring_prep_write(sqe, fd, data, static_cast<unsigned>(block), offset);
-        else io_uring_prep_read(sqe, fd, data, static_cast<unsigned>(block), offset);
+        if (write)
+            io_uring_prep_write(sqe, fd, data, static_cast<unsigned>(block), offset);
+        else
+            io_uring_prep_read(sqe, fd, data, static_cast<unsigned>(block), offset);
         io_uring_sqe_set_data64(sqe, slot);
     };
 
     const double start = now_seconds();
     double last_report = start;
-    for (unsigned slot = 0; slot < queue_depth; ++slot) submit_one(slot);
+    for (unsigned slot = 0; slot < queue_depth; ++slot)
+        submit_one(slot);
     io_uring_submit(&ring);
     unsigned in_flight = queue_depth;
     bool stopping = false;
@@ -63,16 +68,22 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
             stopping = true;
             continue;
         }
-        if (rc < 0) throw std::runtime_error(fmt::format("io_uring wait on {}: {}", path(), std::strerror(-rc)));
+        if (rc < 0)
+            throw std::runtime_error(
+                fmt::format("io_uring wait on {}: {}", path(), std::strerror(-rc)));
         const int result = cqe->res;
         const auto slot = static_cast<unsigned>(io_uring_cqe_get_data64(cqe));
         io_uring_cqe_seen(&ring, cqe);
         --in_flight;
-        if (result < 0) throw std::runtime_error(fmt::format("io_uring {} on {}: {}", write ? "write" : "read", path(), std::strerror(-result)));
-        if (static_cast<std::uint64_t>(result) != block) throw std::runtime_error("short io_uring transfer on " + path());
+        if (result < 0)
+            throw std::runtime_error(fmt::format("io_uring {} on {}: {}", write ? "write" : "read",
+                                                 path(), std::strerror(-result)));
+        if (static_cast<std::uint64_t>(result) != block)
+            throw std::runtime_error("short io_uring transfer on " + path());
         ++r.ios;
         const double t = now_seconds();
-        if (interrupted() || (t - start >= limits.seconds && r.ios >= limits.min_ios) || r.ios >= limits.max_ios)
+        if (interrupted() || (t - start >= limits.seconds && r.ios >= limits.min_ios) ||
+            r.ios >= limits.max_ios)
             stopping = true;
         if (!stopping) {
             submit_one(slot);

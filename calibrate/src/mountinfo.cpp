@@ -1,10 +1,9 @@
 #include "mountinfo.hpp"
 
 #include <charconv>
+#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 namespace iosig::calibrate {
 namespace {
@@ -37,9 +36,11 @@ std::vector<std::string_view> split_spaces(std::string_view line) {
     std::vector<std::string_view> fields;
     std::size_t i = 0;
     while (i < line.size()) {
-        while (i < line.size() && line[i] == ' ') ++i;
+        while (i < line.size() && line[i] == ' ')
+            ++i;
         const std::size_t start = i;
-        while (i < line.size() && line[i] != ' ') ++i;
+        while (i < line.size() && line[i] != ' ')
+            ++i;
         if (i > start) fields.push_back(line.substr(start, i - start));
     }
     return fields;
@@ -59,15 +60,18 @@ bool has_option(std::string_view options, std::string_view option) {
         std::size_t end = options.find(',', start);
         if (end == std::string_view::npos) end = options.size();
         std::string_view item = options.substr(start, end - start);
-        if (item == option || (item.size() > option.size() && item.substr(0, option.size()) == option &&
-                               item[option.size()] == '='))
+        if (item == option ||
+            (item.size() > option.size() && item.substr(0, option.size()) == option &&
+             item[option.size()] == '='))
             return true;
         start = end + 1;
     }
     return false;
 }
 
-bool MountEntry::read_only() const { return has_option(mount_options, "ro") || has_option(super_options, "ro"); }
+bool MountEntry::read_only() const {
+    return has_option(mount_options, "ro") || has_option(super_options, "ro");
+}
 
 std::vector<MountEntry> parse_mountinfo(std::string_view text, std::vector<std::string>* errors) {
     std::vector<MountEntry> entries;
@@ -81,9 +85,11 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text, std::vector<std::
         ++line_number;
         if (line.empty()) continue;
         const auto fields = split_spaces(line);
-        // id parent maj:min root mount-point options [optional fields...] - fstype source super-options
+        // id parent maj:min root mount-point options [optional fields...] - fstype source
+        // super-options
         std::size_t separator = 6;
-        while (separator < fields.size() && fields[separator] != "-") ++separator;
+        while (separator < fields.size() && fields[separator] != "-")
+            ++separator;
         auto complain = [&](std::string_view why) {
             if (errors) errors->push_back(fmt::format("line {}: {}", line_number, why));
         };
@@ -94,8 +100,9 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text, std::vector<std::
         MountEntry e;
         const std::string_view devno = fields[2];
         const std::size_t colon = devno.find(':');
-        if (!to_number(fields[0], e.id) || !to_number(fields[1], e.parent_id) || colon == std::string_view::npos ||
-            !to_number(devno.substr(0, colon), e.major) || !to_number(devno.substr(colon + 1), e.minor)) {
+        if (!to_number(fields[0], e.id) || !to_number(fields[1], e.parent_id) ||
+            colon == std::string_view::npos || !to_number(devno.substr(0, colon), e.major) ||
+            !to_number(devno.substr(colon + 1), e.minor)) {
             complain("bad mount id or major:minor");
             continue;
         }
@@ -104,7 +111,8 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text, std::vector<std::
         e.mount_options = std::string(fields[5]);
         e.fs_type = unescape(fields[separator + 1]);
         e.source = unescape(fields[separator + 2]);
-        e.super_options = separator + 3 < fields.size() ? std::string(fields[separator + 3]) : std::string();
+        e.super_options =
+            separator + 3 < fields.size() ? std::string(fields[separator + 3]) : std::string();
         entries.push_back(std::move(e));
     }
     return entries;
@@ -117,12 +125,13 @@ std::vector<MountEntry> read_mountinfo(const std::string& path) {
     return parse_mountinfo(text.str());
 }
 
-std::optional<MountEntry> containing_mount(const std::vector<MountEntry>& mounts, std::string_view path) {
+std::optional<MountEntry> containing_mount(const std::vector<MountEntry>& mounts,
+                                           std::string_view path) {
     const MountEntry* best = nullptr;
     for (const MountEntry& m : mounts) {
         const std::string& mp = m.mount_point;
-        const bool prefix = mp == "/" ||
-                            (path.substr(0, mp.size()) == mp && (path.size() == mp.size() || path[mp.size()] == '/'));
+        const bool prefix = mp == "/" || (path.substr(0, mp.size()) == mp &&
+                                          (path.size() == mp.size() || path[mp.size()] == '/'));
         if (!prefix) continue;
         if (best == nullptr || mp.size() >= best->mount_point.size()) best = &m;
     }

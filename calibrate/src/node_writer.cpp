@@ -1,12 +1,10 @@
 #include "node_writer.hpp"
 
+#include "iosig/units.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-
 #include <fmt/format.h>
-
-#include "iosig/units.hpp"
 
 namespace iosig::calibrate {
 namespace {
@@ -15,8 +13,12 @@ constexpr const char* measured = "!measured";
 constexpr const char* derived = "!derived";
 constexpr const char* detected = "!detected";
 
-std::string number(double v) { return fmt::format("{:.6g}", v); }
-std::string integer(double v) { return fmt::format("{:.0f}", std::round(v)); }
+std::string number(double v) {
+    return fmt::format("{:.6g}", v);
+}
+std::string integer(double v) {
+    return fmt::format("{:.0f}", std::round(v));
+}
 
 YAML::Node tagged(const std::string& text, const char* tag) {
     YAML::Node n(text);
@@ -28,8 +30,8 @@ class Builder {
 public:
     explicit Builder(NodeDocument& d) : doc_(d) {}
 
-    void set(YAML::Node& parent, const std::string& path, const std::string& key, const std::string& text, const char* tag,
-             const std::string& comment = {}) {
+    void set(YAML::Node& parent, const std::string& path, const std::string& key,
+             const std::string& text, const char* tag, const std::string& comment = {}) {
         parent[key] = tagged(text, tag);
         if (!comment.empty()) doc_.comments[path + "." + key] = comment;
     }
@@ -82,21 +84,25 @@ YAML::Node iops_map(const Iops& i) {
 
 YAML::Node mount_calibration(const MountMeasurements& m) {
     YAML::Node c;
-    c["method"] = m.method.direct ? fmt::format("O_DIRECT, alignment {} B ({})", m.method.alignment, m.method.alignment_source)
-                                  : std::string("O_DSYNC writes, reads after dropping the page cache");
+    c["method"] = m.method.direct
+                      ? fmt::format("O_DIRECT, alignment {} B ({})", m.method.alignment,
+                                    m.method.alignment_source)
+                      : std::string("O_DSYNC writes, reads after dropping the page cache");
     c["scratch_file_size"] = m.file_size;
     c["seconds"] = number(m.seconds);
     c["seq_write"] = throughput_map(m.seq_write);
     c["seq_read"] = throughput_map(m.seq_read);
     c["read_latency"] = latency_map(m.read_latency);
     c["write_latency"] = latency_map(m.write_latency);
-    if (m.sequential_read_latency) c["sequential_read_latency"] = latency_map(*m.sequential_read_latency);
+    if (m.sequential_read_latency)
+        c["sequential_read_latency"] = latency_map(*m.sequential_read_latency);
     c["random_read"] = iops_map(m.random_read);
     c["random_write"] = iops_map(m.random_write);
     YAML::Node sweep;
     sweep["method"] = m.method.direct ? "O_DIRECT" : "O_DSYNC";
     sweep["columns"] = flow_seq();
-    for (const char* col : {"chunk", "ios", "seconds"}) sweep["columns"].push_back(col);
+    for (const char* col : {"chunk", "ios", "seconds"})
+        sweep["columns"].push_back(col);
     YAML::Node points(YAML::NodeType::Sequence);
     for (const SweepPoint& p : m.sweep) {
         YAML::Node row = flow_seq();
@@ -108,7 +114,8 @@ YAML::Node mount_calibration(const MountMeasurements& m) {
     sweep["points"] = points;
     if (!m.sweep_skipped.empty()) {
         sweep["skipped_chunks"] = flow_seq();
-        for (std::uint64_t s : m.sweep_skipped) sweep["skipped_chunks"].push_back(s);
+        for (std::uint64_t s : m.sweep_skipped)
+            sweep["skipped_chunks"].push_back(s);
     }
     c["sweep"] = sweep;
     if (m.fit) {
@@ -116,7 +123,7 @@ YAML::Node mount_calibration(const MountMeasurements& m) {
         YAML::Node e;
         e["latency"] = number(f.parameters.latency);
         e["write_bw"] = integer(f.parameters.write_bw);
-        e["read_bw"] = integer(f.parameters.read_bw);  // 0: no read-modify-write penalty measurable
+        e["read_bw"] = integer(f.parameters.read_bw); // 0: no read-modify-write penalty measurable
         e["chunk"] = f.parameters.chunk;
         e["max_iops"] = integer(f.parameters.max_iops);
         e["median_relative_error"] = number(f.median_relative_error);
@@ -128,7 +135,8 @@ YAML::Node mount_calibration(const MountMeasurements& m) {
     }
     if (!m.notes.empty()) {
         YAML::Node notes(YAML::NodeType::Sequence);
-        for (const auto& n : m.notes) notes.push_back(n);
+        for (const auto& n : m.notes)
+            notes.push_back(n);
         c["notes"] = notes;
     }
     return c;
@@ -141,10 +149,12 @@ NodeDocument build_node_document(const Calibration& cal) {
     Builder b(doc);
     YAML::Node& root = doc.root;
     doc.header = {
-        fmt::format("Node configuration written by iosig-calibrate ({} mode, {:.0f} s) on {}.", cal.quick ? "quick" : "full",
-                    cal.seconds, cal.hostname),
-        "Provenance: !measured timed here, !derived computed from measurements, !detected read from the",
-        "kernel/libc, !default assumed, !user from --overrides. Schema: docs/config.md; method: docs/calibrate.md.",
+        fmt::format("Node configuration written by iosig-calibrate ({} mode, {:.0f} s) on {}.",
+                    cal.quick ? "quick" : "full", cal.seconds, cal.hostname),
+        "Provenance: !measured timed here, !derived computed from measurements, !detected read "
+        "from the",
+        "kernel/libc, !default assumed, !user from --overrides. Schema: docs/config.md; method: "
+        "docs/calibrate.md.",
     };
 
     YAML::Node node;
@@ -155,45 +165,57 @@ NodeDocument build_node_document(const Calibration& cal) {
     const SystemMeasurements& s = cal.system;
     YAML::Node sys;
     if (s.memcpy_cost.ok)
-        b.set(sys, "system", "memory_bw", integer(1 / s.memcpy_cost.per_byte), measured, human_bandwidth(1 / s.memcpy_cost.per_byte));
+        b.set(sys, "system", "memory_bw", integer(1 / s.memcpy_cost.per_byte), measured,
+              human_bandwidth(1 / s.memcpy_cost.per_byte));
     if (s.buffered_large.ok)
-        b.set(sys, "system", "page_cache_write_bw", integer(1 / s.buffered_large.per_byte), measured,
-              human_bandwidth(1 / s.buffered_large.per_byte));
+        b.set(sys, "system", "page_cache_write_bw", integer(1 / s.buffered_large.per_byte),
+              measured, human_bandwidth(1 / s.buffered_large.per_byte));
     if (s.buffered_flushing.ok)
-        b.set(sys, "system", "page_cache_write_bw_flushing", integer(1 / s.buffered_flushing.per_byte), measured,
+        b.set(sys, "system", "page_cache_write_bw_flushing",
+              integer(1 / s.buffered_flushing.per_byte), measured,
               human_bandwidth(1 / s.buffered_flushing.per_byte));
     if (s.buffered_small.ok) {
-        b.set(sys, "system", "write_syscall_base", number(std::max(s.buffered_small.base, 0.0)), measured,
-              human_duration(std::max(s.buffered_small.base, 0.0)));
+        b.set(sys, "system", "write_syscall_base", number(std::max(s.buffered_small.base, 0.0)),
+              measured, human_duration(std::max(s.buffered_small.base, 0.0)));
         b.set(sys, "system", "write_syscall_per_byte", number(s.buffered_small.per_byte), measured);
     }
     if (s.sync_small.ok) {
-        b.set(sys, "system", "sync_write_syscall_base", number(std::max(s.sync_small.base, 0.0)), measured,
-              human_duration(std::max(s.sync_small.base, 0.0)));
-        b.set(sys, "system", "sync_write_syscall_per_byte", number(s.sync_small.per_byte), measured);
+        b.set(sys, "system", "sync_write_syscall_base", number(std::max(s.sync_small.base, 0.0)),
+              measured, human_duration(std::max(s.sync_small.base, 0.0)));
+        b.set(sys, "system", "sync_write_syscall_per_byte", number(s.sync_small.per_byte),
+              measured);
     }
     if (s.dirty_ratio) b.set(sys, "system", "dirty_ratio", number(*s.dirty_ratio), detected);
-    if (s.dirty_background_ratio) b.set(sys, "system", "dirty_background_ratio", number(*s.dirty_background_ratio), detected);
-    if (s.dirty_bytes) b.set(sys, "system", "dirty_bytes", std::to_string(*s.dirty_bytes), detected);
-    if (s.dirty_background_bytes) b.set(sys, "system", "dirty_background_bytes", std::to_string(*s.dirty_background_bytes), detected);
+    if (s.dirty_background_ratio)
+        b.set(sys, "system", "dirty_background_ratio", number(*s.dirty_background_ratio), detected);
+    if (s.dirty_bytes)
+        b.set(sys, "system", "dirty_bytes", std::to_string(*s.dirty_bytes), detected);
+    if (s.dirty_background_bytes)
+        b.set(sys, "system", "dirty_background_bytes", std::to_string(*s.dirty_background_bytes),
+              detected);
     if (s.dirtyable_memory)
         b.set(sys, "system", "dirtyable_memory", std::to_string(*s.dirtyable_memory), derived,
               human_size(static_cast<double>(*s.dirtyable_memory)));
     if (s.dirty_expire) b.set(sys, "system", "dirty_expire", number(*s.dirty_expire), detected);
-    if (s.dirty_writeback_interval) b.set(sys, "system", "dirty_writeback_interval", number(*s.dirty_writeback_interval), detected);
-    if (s.stdio_buffer_size) b.set(sys, "system", "stdio_buffer_size", std::to_string(*s.stdio_buffer_size), detected);
+    if (s.dirty_writeback_interval)
+        b.set(sys, "system", "dirty_writeback_interval", number(*s.dirty_writeback_interval),
+              detected);
+    if (s.stdio_buffer_size)
+        b.set(sys, "system", "stdio_buffer_size", std::to_string(*s.stdio_buffer_size), detected);
     if (sys.size() > 0) root["system"] = sys;
     if (!s.page_cache_directory.empty())
-        doc.comments["system"] = "page-cache and syscall costs measured in " + s.page_cache_directory;
+        doc.comments["system"] =
+            "page-cache and syscall costs measured in " + s.page_cache_directory;
 
     // Which measurement describes which device: the first mount of each file system.
     std::map<std::string, const MountMeasurements*> device_measurements;
-    std::map<std::string, std::string> measured_at;  // group -> path of its first mount
+    std::map<std::string, std::string> measured_at; // group -> path of its first mount
     for (const MountTarget& t : cal.discovery.mounts) {
         if (measured_at.contains(t.group)) continue;
         measured_at[t.group] = t.path;
         const auto it = cal.by_group.find(t.group);
-        if (it != cal.by_group.end() && it->second.error.empty() && !device_measurements.contains(t.device))
+        if (it != cal.by_group.end() && it->second.error.empty() &&
+            !device_measurements.contains(t.device))
             device_measurements[t.device] = &it->second;
     }
 
@@ -203,14 +225,18 @@ NodeDocument build_node_document(const Calibration& cal) {
         YAML::Node dev;
         dev["structure"] = tagged(std::string(to_string(d.structure)), detected);
         const bool media_from_evidence = d.note.find("no seek penalty") != std::string::npos;
-        dev["media"] = tagged(std::string(to_string(d.media)), media_from_evidence ? derived : detected);
+        dev["media"] =
+            tagged(std::string(to_string(d.media)), media_from_evidence ? derived : detected);
         if (!d.dev_path.empty()) dev["dev_path"] = tagged(d.dev_path, detected);
         dev["rotational"] = tagged(d.rotational ? "true" : "false", detected);
-        if (d.capacity > 0) b.set(dev, path, "capacity", std::to_string(d.capacity), detected, human_size(static_cast<double>(d.capacity)));
+        if (d.capacity > 0)
+            b.set(dev, path, "capacity", std::to_string(d.capacity), detected,
+                  human_size(static_cast<double>(d.capacity)));
         if (d.structure == DeviceStructure::complex) {
             dev["scheme"] = tagged(std::string(to_string(d.scheme)), detected);
             YAML::Node members = flow_seq();
-            for (const auto& m : d.members) members.push_back(m);
+            for (const auto& m : d.members)
+                members.push_back(m);
             dev["members"] = members;
             if (d.replicas > 0) dev["replicas"] = tagged(std::to_string(d.replicas), detected);
         }
@@ -220,21 +246,28 @@ NodeDocument build_node_document(const Calibration& cal) {
             const MountMeasurements& m = *it->second;
             const std::string pp = path + ".performance";
             YAML::Node perf;
-            b.set(perf, pp, "seq_read_bw", integer(m.seq_read.bytes_per_second), measured, human_bandwidth(m.seq_read.bytes_per_second));
-            b.set(perf, pp, "seq_write_bw", integer(m.seq_write.bytes_per_second), measured, human_bandwidth(m.seq_write.bytes_per_second));
+            b.set(perf, pp, "seq_read_bw", integer(m.seq_read.bytes_per_second), measured,
+                  human_bandwidth(m.seq_read.bytes_per_second));
+            b.set(perf, pp, "seq_write_bw", integer(m.seq_write.bytes_per_second), measured,
+                  human_bandwidth(m.seq_write.bytes_per_second));
             const double rr = m.random_read.iops * static_cast<double>(m.random_read.block);
             const double rw = m.random_write.iops * static_cast<double>(m.random_write.block);
-            b.set(perf, pp, "rand_read_bw", integer(rr), derived, fmt::format("{} = 4 KiB x QD32 IOPS", human_bandwidth(rr)));
-            b.set(perf, pp, "rand_write_bw", integer(rw), derived, fmt::format("{} = 4 KiB x QD32 IOPS", human_bandwidth(rw)));
-            // A write never costs less than a system call; a fitted 0 (a pure IOPS limit) becomes 1 us
-            // so that a partition does not inherit its owner's latency (0 means "inherit").
-            const double l = m.fit ? std::max(m.fit->parameters.latency, 1e-6) : m.write_latency.p50;
+            b.set(perf, pp, "rand_read_bw", integer(rr), derived,
+                  fmt::format("{} = 4 KiB x QD32 IOPS", human_bandwidth(rr)));
+            b.set(perf, pp, "rand_write_bw", integer(rw), derived,
+                  fmt::format("{} = 4 KiB x QD32 IOPS", human_bandwidth(rw)));
+            // A write never costs less than a system call; a fitted 0 (a pure IOPS limit) becomes 1
+            // us so that a partition does not inherit its owner's latency (0 means "inherit").
+            const double l =
+                m.fit ? std::max(m.fit->parameters.latency, 1e-6) : m.write_latency.p50;
             b.set(perf, pp, "op_latency", number(l), m.fit ? derived : measured,
                   m.fit ? "Eq. 3 fit of the chunk sweep" : "QD1 4 KiB write p50");
             if (m.sequential_read_latency)
-                b.set(perf, pp, "seek_latency", number(m.seek_latency), derived, "random minus sequential 4 KiB read p50");
+                b.set(perf, pp, "seek_latency", number(m.seek_latency), derived,
+                      "random minus sequential 4 KiB read p50");
             const double iops = std::min(m.random_read.iops, m.random_write.iops);
-            b.set(perf, pp, "max_iops", integer(iops), measured, "4 KiB at QD32, the lower of read and write");
+            b.set(perf, pp, "max_iops", integer(iops), measured,
+                  "4 KiB at QD32, the lower of read and write");
             dev["performance"] = perf;
         }
 
@@ -264,21 +297,25 @@ NodeDocument build_node_document(const Calibration& cal) {
         m["volatile"] = tagged(t.is_volatile ? "true" : "false", detected);
         m["archive"] = tagged("false", "!default");
         m["tamperproof"] = tagged("false", "!default");
-        b.set(m, path, "capacity", std::to_string(t.capacity), detected, human_size(static_cast<double>(t.capacity)));
-        b.set(m, path, "free", std::to_string(t.free_space), detected, human_size(static_cast<double>(t.free_space)));
+        b.set(m, path, "capacity", std::to_string(t.capacity), detected,
+              human_size(static_cast<double>(t.capacity)));
+        b.set(m, path, "free", std::to_string(t.free_space), detected,
+              human_size(static_cast<double>(t.free_space)));
         const auto it = cal.by_group.find(t.group);
         const MountMeasurements* mm = it == cal.by_group.end() ? nullptr : &it->second;
         // The fitted chunk replaces the fs block size only above the page size: below it the core's
         // cs = max(page, block) would ignore it anyway (docs/calibrate.md, "Block size").
-        // The core accepts only powers of two; a non-power-of-two chunk (the paper's 22 KB NFS) stays
-        // in calibration.eq3 for the user to judge.
+        // The core accepts only powers of two; a non-power-of-two chunk (the paper's 22 KB NFS)
+        // stays in calibration.eq3 for the user to judge.
         const auto chunk = mm && mm->fit ? mm->fit->parameters.chunk : 0;
-        if (mm && mm->fit && mm->fit->chunk_detected && chunk > cal.system.page_size && (chunk & (chunk - 1)) == 0)
+        if (mm && mm->fit && mm->fit->chunk_detected && chunk > cal.system.page_size &&
+            (chunk & (chunk - 1)) == 0)
             b.set(m, path, "block_size", std::to_string(mm->fit->parameters.chunk), derived,
                   fmt::format("Eq. 3 fit; statvfs says {}", t.block_size));
         else
             b.set(m, path, "block_size", std::to_string(t.block_size), detected);
-        if (t.max_file_size > 0) b.set(m, path, "max_file_size", std::to_string(t.max_file_size), detected);
+        if (t.max_file_size > 0)
+            b.set(m, path, "max_file_size", std::to_string(t.max_file_size), detected);
         if (measured_at[t.group] != t.path) {
             YAML::Node c;
             c["measured_with"] = measured_at[t.group];
@@ -294,142 +331,6 @@ NodeDocument build_node_document(const Calibration& cal) {
     }
     root["mounts"] = mounts;
     return doc;
-}
-
-namespace {
-
-std::string where(const std::string& file, const YAML::Node& n) {
-    const YAML::Mark mark = n.Mark();
-    return fmt::format("{}:{}:{}", file, mark.line + 1, mark.column + 1);
-}
-
-// Overrides' scalars are site facts: !user unless the file tags them itself.
-YAML::Node as_user(const YAML::Node& n) {
-    YAML::Node copy = YAML::Clone(n);
-    if (copy.IsScalar() && (copy.Tag().empty() || copy.Tag() == "?" || copy.Tag() == "!")) copy.SetTag("!user");
-    return copy;
-}
-
-void merge_map(YAML::Node target, const YAML::Node& source) {
-    for (const auto& kv : source) {
-        const std::string key = kv.first.as<std::string>();
-        if (kv.second.IsMap() && target[key] && target[key].IsMap()) merge_map(target[key], kv.second);
-        else target[key] = as_user(kv.second);
-    }
-}
-
-std::string canonical(const std::string& p) {
-    std::error_code ec;
-    const auto c = std::filesystem::weakly_canonical(p, ec);
-    return ec ? p : c.string();
-}
-
-} // namespace
-
-std::vector<std::string> apply_overrides(NodeDocument& doc, const std::string& file) {
-    YAML::Node src;
-    try {
-        src = YAML::LoadFile(file);
-    } catch (const YAML::BadFile&) {
-        throw OverridesError(file + ": cannot read the overrides file");
-    } catch (const YAML::Exception& e) {
-        throw OverridesError(fmt::format("{}:{}:{}: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
-    }
-    std::vector<std::string> warnings;
-    if (!src || src.IsNull()) return warnings;
-    if (!src.IsMap()) throw OverridesError(where(file, src) + ": expected a map with node/system/devices/mounts");
-    for (const auto& kv : src) {
-        const std::string key = kv.first.as<std::string>();
-        const YAML::Node& value = kv.second;
-        if (key == "node" || key == "system") {
-            if (!value.IsMap()) throw OverridesError(where(file, value) + ": '" + key + "' must be a map");
-            if (!doc.root[key]) doc.root[key] = YAML::Node(YAML::NodeType::Map);
-            merge_map(doc.root[key], value);
-        } else if (key == "devices") {
-            if (!value.IsMap()) throw OverridesError(where(file, value) + ": 'devices' must be a map of device names");
-            for (const auto& dev : value) {
-                const std::string name = dev.first.as<std::string>();
-                if (!dev.second.IsMap()) throw OverridesError(where(file, dev.second) + ": device '" + name + "' must be a map");
-                if (!doc.root["devices"][name]) {
-                    warnings.push_back(fmt::format("{}: device '{}' was not discovered; ignored", where(file, dev.first), name));
-                    continue;
-                }
-                merge_map(doc.root["devices"][name], dev.second);
-            }
-        } else if (key == "mounts") {
-            if (!value.IsSequence()) throw OverridesError(where(file, value) + ": 'mounts' must be a list of maps with 'path'");
-            for (const auto& m : value) {
-                if (!m.IsMap() || !m["path"]) throw OverridesError(where(file, m) + ": a mount override needs 'path'");
-                const std::string path = canonical(m["path"].as<std::string>());
-                bool found = false;
-                for (YAML::Node target : doc.root["mounts"]) {
-                    if (canonical(target["path"].as<std::string>()) != path) continue;
-                    YAML::Node rest = YAML::Clone(m);
-                    rest.remove("path");
-                    merge_map(target, rest);
-                    found = true;
-                }
-                if (!found)
-                    warnings.push_back(fmt::format("{}: mount '{}' was not calibrated; ignored", where(file, m), path));
-            }
-        } else {
-            throw OverridesError(fmt::format("{}: unknown section '{}' (expected node, system, devices or mounts)",
-                                             where(file, kv.first), key));
-        }
-    }
-    return warnings;
-}
-
-namespace {
-
-void emit_node(YAML::Emitter& out, const YAML::Node& n, const std::string& path, const NodeDocument& doc) {
-    const std::string tag = n.Tag();
-    if (!tag.empty() && tag != "?" && tag != "!" && tag[0] == '!') out << YAML::LocalTag(tag.substr(1));
-    switch (n.Type()) {
-    case YAML::NodeType::Map: {
-        out << (n.Style() == YAML::EmitterStyle::Flow ? YAML::Flow : YAML::Block) << YAML::BeginMap;
-        for (const auto& kv : n) {
-            const std::string key = kv.first.as<std::string>();
-            const std::string child = path.empty() ? key : path + "." + key;
-            out << YAML::Key << key << YAML::Value;
-            emit_node(out, kv.second, child, doc);
-            if (auto c = doc.comments.find(child); c != doc.comments.end()) out << YAML::Comment(c->second);
-        }
-        out << YAML::EndMap;
-        break;
-    }
-    case YAML::NodeType::Sequence: {
-        out << (n.Style() == YAML::EmitterStyle::Flow ? YAML::Flow : YAML::Block) << YAML::BeginSeq;
-        for (const auto& item : n) {
-            const std::string child = item.IsMap() && item["path"] ? path + "[" + item["path"].as<std::string>() + "]" : path;
-            emit_node(out, item, child, doc);
-        }
-        out << YAML::EndSeq;
-        break;
-    }
-    case YAML::NodeType::Scalar: out << n.Scalar(); break;
-    default: out << YAML::Null; break;
-    }
-}
-
-} // namespace
-
-std::string emit_yaml(const NodeDocument& doc) {
-    YAML::Emitter out;
-    out.SetIndent(2);
-    out << YAML::BeginMap;
-    for (const auto& kv : doc.root) {
-        const std::string key = kv.first.as<std::string>();
-        out << YAML::Key << key << YAML::Value;
-        if (auto c = doc.comments.find(key); c != doc.comments.end()) out << YAML::Comment(c->second);
-        emit_node(out, kv.second, key, doc);
-    }
-    out << YAML::EndMap;
-    std::string text;
-    for (const std::string& line : doc.header) text += "# " + line + "\n";
-    text += out.c_str();
-    text += "\n";
-    return text;
 }
 
 } // namespace iosig::calibrate

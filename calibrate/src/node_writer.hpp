@@ -3,21 +3,21 @@
 // core's own loader before anything is written.
 #pragma once
 
+#include "calibration.hpp"
+
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
 #include <yaml-cpp/yaml.h>
-
-#include "calibration.hpp"
 
 namespace iosig::calibrate {
 
 struct NodeDocument {
     YAML::Node root;
-    std::map<std::string, std::string> comments;  // YAML path ("devices.vda.performance.seq_write_bw") -> comment
-    std::vector<std::string> header;              // comment lines at the top
+    std::map<std::string, std::string>
+        comments; // YAML path ("devices.vda.performance.seq_write_bw") -> comment
+    std::vector<std::string> header; // comment lines at the top
 };
 
 NodeDocument build_node_document(const Calibration& calibration);
@@ -27,9 +27,9 @@ struct OverridesError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Merges a node-YAML fragment (same schema) into the document: node/system key by key, devices by name
-// (recursively), mounts by path. Untagged scalars become !user. Returns warnings (entries that match
-// nothing calibrated).
+// Merges a node-YAML fragment (same schema) into the document: node/system key by key, devices by
+// name (recursively), mounts by path. Untagged scalars become !user. Returns warnings (entries that
+// match nothing calibrated).
 std::vector<std::string> apply_overrides(NodeDocument& document, const std::string& overrides_file);
 
 std::string emit_yaml(const NodeDocument& document);

@@ -1,14 +1,14 @@
 #include "progress.hpp"
 
-#include <algorithm>
-
-#include <fmt/format.h>
-
 #include "measure.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
 
 namespace iosig::calibrate {
 
-Progress::Progress(std::FILE* out, bool interactive, bool quiet) : out_(out), interactive_(interactive), quiet_(quiet) {}
+Progress::Progress(std::FILE* out, bool interactive, bool quiet)
+    : out_(out), interactive_(interactive), quiet_(quiet) {}
 
 void Progress::begin(const std::string& subject, const std::string& phase) {
     subject_ = subject;
@@ -30,8 +30,9 @@ void Progress::update(double fraction) {
 void Progress::draw(double fraction) {
     constexpr int width = 24;
     const int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * width);
-    fmt::print(out_, "\r\033[K  {:<14.14} {:<12.12} [{}{}] {:3.0f}%", subject_, phase_, std::string(filled, '#'),
-               std::string(width - filled, '.'), std::clamp(fraction, 0.0, 1.0) * 100);
+    fmt::print(out_, "\r\033[K  {:<14.14} {:<12.12} [{}{}] {:3.0f}%", subject_, phase_,
+               std::string(filled, '#'), std::string(width - filled, '.'),
+               std::clamp(fraction, 0.0, 1.0) * 100);
     std::fflush(out_);
 }
 
@@ -40,9 +41,11 @@ void Progress::end(const std::string& result) {
     open_ = false;
     const double seconds = now_seconds() - started_;
     if (interactive_)
-        fmt::print(out_, "\r\033[K  {:<14.14} {:<12.12} {} ({:.1f} s)\n", subject_, phase_, result, seconds);
+        fmt::print(out_, "\r\033[K  {:<14.14} {:<12.12} {} ({:.1f} s)\n", subject_, phase_, result,
+                   seconds);
     else
-        fmt::print(out_, "iosig-calibrate: {}: {}: {} ({:.1f} s)\n", subject_, phase_, result, seconds);
+        fmt::print(out_, "iosig-calibrate: {}: {}: {} ({:.1f} s)\n", subject_, phase_, result,
+                   seconds);
     std::fflush(out_);
 }
 

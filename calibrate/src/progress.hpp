@@ -1,5 +1,5 @@
-// Progress on stderr: on a terminal, one bar per mount and phase redrawn in place; otherwise one plain
-// line per finished phase (logs, CI).
+// Progress on stderr: on a terminal, one bar per mount and phase redrawn in place; otherwise one
+// plain line per finished phase (logs, CI).
 #pragma once
 
 #include <cstdio>
@@ -13,9 +13,9 @@ public:
     Progress(std::FILE* out, bool interactive, bool quiet = false);
 
     void begin(const std::string& subject, const std::string& phase);
-    void update(double fraction);  // 0..1 of the phase's time box
+    void update(double fraction); // 0..1 of the phase's time box
     void end(const std::string& result);
-    void note(const std::string& line);  // a line of its own (skips, warnings)
+    void note(const std::string& line); // a line of its own (skips, warnings)
 
 private:
     void draw(double fraction);

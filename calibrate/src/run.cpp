@@ -1,14 +1,12 @@
 #include "run.hpp"
 
-#include <unistd.h>
+#include "iosig/units.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
-
 #include <fmt/format.h>
-
-#include "iosig/units.hpp"
+#include <optional>
+#include <unistd.h>
 
 namespace iosig::calibrate {
 namespace {
@@ -20,22 +18,24 @@ constexpr unsigned queue_depth = 32;
 
 // Shares of a file system's time box, in the order the phases run.
 struct Shares {
-    double seq_write = 0.13, seq_read = 0.09, read_latency = 0.06, sequential_latency = 0.03, write_latency = 0.06,
-           read_iops = 0.07, write_iops = 0.07, sweep = 0.49;
+    double seq_write = 0.13, seq_read = 0.09, read_latency = 0.06, sequential_latency = 0.03,
+           write_latency = 0.06, read_iops = 0.07, write_iops = 0.07, sweep = 0.49;
 };
 
 bool is_rotational(const Discovery& d, const std::string& device) {
     const auto it = d.devices.find(device);
     if (it == d.devices.end()) return false;
     if (it->second.rotational) return true;
-    if (it->second.structure == DeviceStructure::partition) return is_rotational(d, it->second.owner);
+    if (it->second.structure == DeviceStructure::partition)
+        return is_rotational(d, it->second.owner);
     return false;
 }
 
 unsigned btrfs_sector_of(const Discovery& d, const MountTarget& t) {
     if (t.entry.fs_type != "btrfs") return 0;
     const auto it = d.devices.find(t.device);
-    return it != d.devices.end() && it->second.kind == "btrfs" ? it->second.logical_block_size : 4096;
+    return it != d.devices.end() && it->second.kind == "btrfs" ? it->second.logical_block_size
+                                                               : 4096;
 }
 
 // Media from evidence: the kernel's rotational flag, unless random reads show no seek penalty at
@@ -45,24 +45,30 @@ void classify_media(Discovery& d, const MountTarget& t, const MountMeasurements&
     if (it == d.devices.end()) return;
     DeviceModel& dev = it->second;
     if (dev.media != MediaKind::hdd || m.read_latency.samples.empty()) return;
-    // The mean, not the median: a throttled or bursty device serves most IOs at once and a few late.
+    // The mean, not the median: a throttled or bursty device serves most IOs at once and a few
+    // late.
     if (m.seek_latency < 0.5e-3 && m.read_latency.mean < 1e-3) {
         dev.media = MediaKind::ssd;
-        dev.note += (dev.note.empty() ? "" : "; ") +
-                    fmt::format("kernel says rotational, but 4 KiB random reads take {} with no seek penalty: ssd",
-                                human_duration(m.read_latency.mean));
+        dev.note +=
+            (dev.note.empty() ? "" : "; ") +
+            fmt::format(
+                "kernel says rotational, but 4 KiB random reads take {} with no seek penalty: ssd",
+                human_duration(m.read_latency.mean));
     }
 }
 
 // A pause before each phase: a throttled device's accounting (blk-throttle slices) and a disk's
 // queue start every phase from idle, as a separate benchmark run would.
-void settle() { usleep(100 * 1000); }
+void settle() {
+    usleep(100 * 1000);
+}
 
 // Splits a file system's time box over the phases: each phase gets its share of what is left, so
 // time a fast phase did not need goes to the later ones.
 class TimeBox {
 public:
-    TimeBox(double budget, double total_share) : budget_(budget), left_share_(total_share), start_(now_seconds()) {}
+    TimeBox(double budget, double total_share)
+        : budget_(budget), left_share_(total_share), start_(now_seconds()) {}
     double take(double share) {
         const double left = std::max(0.0, budget_ - (now_seconds() - start_));
         const double seconds = left * share / std::max(left_share_, share);
@@ -84,19 +90,26 @@ PhaseLimits limits_for(Progress& progress, double seconds, std::uint64_t min_ios
 
 // The chunk sweep: each chunk size gets an equal share of what is left; a chunk whose single write
 // would take longer than twice its share is left out (slow devices in --quick).
-void run_sweep(MountIo& io, MountMeasurements& m, const MountTarget& target, bool quick, double budget, Progress& progress) {
-    const auto chunks = sweep_chunks(!quick, std::min<std::uint64_t>(64 * MiB, std::max<std::uint64_t>(target.free_space / 4, MiB)),
-                                     m.method.direct ? m.method.alignment : 1);
+void run_sweep(MountIo& io, MountMeasurements& m, const MountTarget& target, bool quick,
+               double budget, Progress& progress) {
+    const auto chunks = sweep_chunks(
+        !quick,
+        std::min<std::uint64_t>(64 * MiB, std::max<std::uint64_t>(target.free_space / 4, MiB)),
+        m.method.direct ? m.method.alignment : 1);
     if (m.method.direct && m.method.alignment > 512)
-        m.notes.push_back(fmt::format("O_DIRECT needs {}-byte alignment here: the sweep uses multiples of it", m.method.alignment));
+        m.notes.push_back(
+            fmt::format("O_DIRECT needs {}-byte alignment here: the sweep uses multiples of it",
+                        m.method.alignment));
     const double start = now_seconds();
     const double write_bw = std::max(m.seq_write.bytes_per_second, 1.0);
     // Interleaved order (fixed permutation): a slow spell of the machine or the file system spreads
     // over all chunk sizes as noise instead of bending one end of the curve.
     std::vector<std::size_t> order(chunks.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
     Random shuffle(42);
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.below(i)]);
+    for (std::size_t i = order.size(); i > 1; --i)
+        std::swap(order[i - 1], order[shuffle.below(i)]);
     std::vector<std::optional<SweepPoint>> points(chunks.size());
     for (std::size_t k = 0; k < order.size(); ++k) {
         const std::size_t i = order[k];
@@ -107,53 +120,63 @@ void run_sweep(MountIo& io, MountMeasurements& m, const MountTarget& target, boo
             continue;
         }
         PhaseLimits l = limits_for(progress, slice, 3);
-        l.report = [&](double) { progress.update((now_seconds() - start) / std::max(budget, 1e-9)); };
+        l.report = [&](double) {
+            progress.update((now_seconds() - start) / std::max(budget, 1e-9));
+        };
         points[i] = io.sweep_point(chunks[i], l);
     }
     for (const auto& p : points)
         if (p) m.sweep.push_back(*p);
     std::sort(m.sweep_skipped.begin(), m.sweep_skipped.end());
     if (!m.sweep_skipped.empty())
-        m.notes.push_back(fmt::format("chunk sweep: {} chunks above {} left out to stay within the time budget",
-                                      m.sweep_skipped.size(), human_size(static_cast<double>(m.sweep_skipped.front() - 1))));
+        m.notes.push_back(fmt::format(
+            "chunk sweep: {} chunks above {} left out to stay within the time budget",
+            m.sweep_skipped.size(), human_size(static_cast<double>(m.sweep_skipped.front() - 1))));
 }
 
 void fit_sweep(MountMeasurements& m, const MountTarget& target) {
     std::vector<SweepSample> samples;
-    for (const SweepPoint& p : m.sweep) samples.push_back({p.chunk, p.seconds_per_io()});
+    for (const SweepPoint& p : m.sweep)
+        samples.push_back({p.chunk, p.seconds_per_io()});
     if (samples.size() < 4) {
         m.notes.push_back("chunk sweep too short for an Eq. 3 fit");
         return;
     }
     Eq3FitOptions options;
-    options.reference_chunk = std::max<std::uint64_t>(static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)), target.block_size);
+    options.reference_chunk = std::max<std::uint64_t>(
+        static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)), target.block_size);
     options.max_iops = m.random_write.iops;
     m.fit = fit_eq3(samples, options);
 }
 
-MountMeasurements measure_mount(const Discovery& discovery, const MountTarget& target, double budget, bool quick,
-                                Progress& progress, const std::string& label) {
+MountMeasurements measure_mount(const Discovery& discovery, const MountTarget& target,
+                                double budget, bool quick, Progress& progress,
+                                const std::string& label) {
     MountMeasurements m;
     m.directory = target.path;
     m.budget = budget;
     const double start = now_seconds();
     const Shares s;
     const bool rotational = is_rotational(discovery, target.device);
-    TimeBox box(budget, s.seq_write + s.seq_read + s.read_latency + s.write_latency + s.read_iops + s.write_iops +
-                            s.sweep + (rotational ? s.sequential_latency : 0));
+    TimeBox box(budget, s.seq_write + s.seq_read + s.read_latency + s.write_latency + s.read_iops +
+                            s.write_iops + s.sweep + (rotational ? s.sequential_latency : 0));
     auto phase = [&](const char* name) {
         progress.begin(label, name);
         settle();
     };
 
-    MountIo io(target.path, target.entry.fs_type, btrfs_sector_of(discovery, target), target.numa_node);
+    MountIo io(target.path, target.entry.fs_type, btrfs_sector_of(discovery, target),
+               target.numa_node);
     m.method = io.method();
-    if (!m.method.direct) m.notes.push_back("O_DIRECT refused: writes use O_DSYNC, reads drop the page cache first");
+    if (!m.method.direct)
+        m.notes.push_back("O_DIRECT refused: writes use O_DSYNC, reads drop the page cache first");
 
     // Scratch file: large enough to defeat device caches, small next to the free space.
-    const std::uint64_t cap = std::min<std::uint64_t>(quick ? 128 * MiB : 512 * MiB, std::max<std::uint64_t>(target.free_space / 8, 8 * MiB));
+    const std::uint64_t cap = std::min<std::uint64_t>(
+        quick ? 128 * MiB : 512 * MiB, std::max<std::uint64_t>(target.free_space / 8, 8 * MiB));
     phase("seq write");
-    m.seq_write = io.sequential_write(seq_block, cap, limits_for(progress, box.take(s.seq_write), 4));
+    m.seq_write =
+        io.sequential_write(seq_block, cap, limits_for(progress, box.take(s.seq_write), 4));
     progress.end(human_bandwidth(m.seq_write.bytes_per_second));
     m.file_size = io.file_size();
 
@@ -167,34 +190,43 @@ MountMeasurements measure_mount(const Discovery& discovery, const MountTarget& t
     progress.end(fmt::format("{} chunk sizes", m.sweep.size()));
 
     phase("read lat");
-    m.read_latency = io.latency(false, true, random_block, limits_for(progress, box.take(s.read_latency), 20));
-    progress.end(fmt::format("p50 {} p99 {}", human_duration(m.read_latency.p50), human_duration(m.read_latency.p99)));
+    m.read_latency =
+        io.latency(false, true, random_block, limits_for(progress, box.take(s.read_latency), 20));
+    progress.end(fmt::format("p50 {} p99 {}", human_duration(m.read_latency.p50),
+                             human_duration(m.read_latency.p99)));
 
     if (rotational) {
         phase("seek");
-        m.sequential_read_latency = io.latency(false, false, random_block, limits_for(progress, box.take(s.sequential_latency), 20));
+        m.sequential_read_latency = io.latency(
+            false, false, random_block, limits_for(progress, box.take(s.sequential_latency), 20));
         m.seek_latency = std::max(0.0, m.read_latency.p50 - m.sequential_read_latency->p50);
         progress.end(fmt::format("seek {}", human_duration(m.seek_latency)));
     }
 
     phase("write lat");
-    m.write_latency = io.latency(true, true, random_block, limits_for(progress, box.take(s.write_latency), 20));
-    progress.end(fmt::format("p50 {} p99 {}", human_duration(m.write_latency.p50), human_duration(m.write_latency.p99)));
+    m.write_latency =
+        io.latency(true, true, random_block, limits_for(progress, box.take(s.write_latency), 20));
+    progress.end(fmt::format("p50 {} p99 {}", human_duration(m.write_latency.p50),
+                             human_duration(m.write_latency.p99)));
 
     phase("read IOPS");
-    m.random_read = io.random_iops(false, random_block, queue_depth, limits_for(progress, box.take(s.read_iops), queue_depth * 2));
+    m.random_read = io.random_iops(false, random_block, queue_depth,
+                                   limits_for(progress, box.take(s.read_iops), queue_depth * 2));
     progress.end(fmt::format("{:.0f} IOPS (QD {})", m.random_read.iops, m.random_read.queue_depth));
 
     phase("write IOPS");
-    m.random_write = io.random_iops(true, random_block, queue_depth, limits_for(progress, box.take(s.write_iops), queue_depth * 2));
-    progress.end(fmt::format("{:.0f} IOPS (QD {})", m.random_write.iops, m.random_write.queue_depth));
+    m.random_write = io.random_iops(true, random_block, queue_depth,
+                                    limits_for(progress, box.take(s.write_iops), queue_depth * 2));
+    progress.end(
+        fmt::format("{:.0f} IOPS (QD {})", m.random_write.iops, m.random_write.queue_depth));
 
     fit_sweep(m, target);
     if (m.fit)
-        progress.note(fmt::format("{}: Eq. 3 fit over {} chunk sizes: l = {}, wbw = {}, cs = {} B, median error {:.1f} %", label,
-                                  m.sweep.size(), human_duration(m.fit->parameters.latency),
-                                  human_bandwidth(m.fit->parameters.write_bw), m.fit->parameters.chunk,
-                                  m.fit->median_relative_error * 100));
+        progress.note(fmt::format(
+            "{}: Eq. 3 fit over {} chunk sizes: l = {}, wbw = {}, cs = {} B, median error {:.1f} %",
+            label, m.sweep.size(), human_duration(m.fit->parameters.latency),
+            human_bandwidth(m.fit->parameters.write_bw), m.fit->parameters.chunk,
+            m.fit->median_relative_error * 100));
     m.seconds = now_seconds() - start;
     return m;
 }
@@ -221,7 +253,9 @@ Calibration run_calibration(const RunOptions& options, Progress& progress) {
     Calibration c;
     const double start = now_seconds();
     c.quick = options.quick;
-    c.budget = options.time_budget > 0 ? options.time_budget : (options.quick ? quick_default_budget : full_default_budget);
+    c.budget = options.time_budget > 0
+                   ? options.time_budget
+                   : (options.quick ? quick_default_budget : full_default_budget);
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     c.hostname = host;
@@ -232,9 +266,13 @@ Calibration run_calibration(const RunOptions& options, Progress& progress) {
 
     std::vector<const MountTarget*> groups;
     for (const MountTarget& t : c.discovery.mounts) {
-        const auto same = std::find_if(groups.begin(), groups.end(), [&](const MountTarget* g) { return g->group == t.group; });
-        if (same == groups.end()) groups.push_back(&t);
-        else progress.note(fmt::format("{} is on the same file system as {}: measured once", t.path, (*same)->path));
+        const auto same = std::find_if(groups.begin(), groups.end(),
+                                       [&](const MountTarget* g) { return g->group == t.group; });
+        if (same == groups.end())
+            groups.push_back(&t);
+        else
+            progress.note(fmt::format("{} is on the same file system as {}: measured once", t.path,
+                                      (*same)->path));
     }
 
     SystemOptions so;
@@ -260,7 +298,8 @@ Calibration run_calibration(const RunOptions& options, Progress& progress) {
         const MountTarget& t = *groups[i];
         run_on_numa_node(t.numa_node);
         try {
-            MountMeasurements m = measure_mount(c.discovery, t, share, options.quick, progress, label_of(t));
+            MountMeasurements m =
+                measure_mount(c.discovery, t, share, options.quick, progress, label_of(t));
             classify_media(c.discovery, t, m);
             c.by_group[t.group] = std::move(m);
         } catch (const Interrupted&) {
@@ -279,9 +318,11 @@ Calibration run_calibration(const RunOptions& options, Progress& progress) {
     // Partitions nobody measured take their owner's (possibly reclassified) medium.
     for (auto& [name, device] : c.discovery.devices) {
         if (device.structure != DeviceStructure::partition) continue;
-        const bool measured = std::any_of(groups.begin(), groups.end(), [&](const MountTarget* g) { return g->device == name; });
+        const bool measured = std::any_of(groups.begin(), groups.end(),
+                                          [&](const MountTarget* g) { return g->device == name; });
         if (!measured) {
-            if (auto owner = c.discovery.devices.find(device.owner); owner != c.discovery.devices.end())
+            if (auto owner = c.discovery.devices.find(device.owner);
+                owner != c.discovery.devices.end())
                 device.media = owner->second.media;
         }
     }

@@ -15,7 +15,9 @@ double percentile(std::vector<double> values, double q) {
     return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
 }
 
-double median(std::vector<double> values) { return percentile(std::move(values), 0.5); }
+double median(std::vector<double> values) {
+    return percentile(std::move(values), 0.5);
+}
 
 std::optional<LinearFit> fit_line(const std::vector<double>& x, const std::vector<double>& y,
                                   const std::vector<double>& weights) {
@@ -45,16 +47,47 @@ std::optional<LinearFit> fit_line(const std::vector<double>& x, const std::vecto
     return f;
 }
 
+std::optional<LinearFit> fit_line_robust(const std::vector<double>& x,
+                                         const std::vector<double>& y) {
+    const std::size_t n = x.size();
+    if (n < 2 || y.size() != n) return std::nullopt;
+    std::vector<double> slopes;
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i + 1; j < n; ++j)
+            if (x[j] != x[i]) slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
+    if (slopes.empty()) return std::nullopt;
+    LinearFit f;
+    f.slope = median(slopes);
+    std::vector<double> intercepts;
+    for (std::size_t i = 0; i < n; ++i)
+        intercepts.push_back(y[i] - f.slope * x[i]);
+    f.intercept = median(intercepts);
+    double mean_y = 0;
+    for (double v : y)
+        mean_y += v / static_cast<double>(n);
+    double ss_res = 0, ss_tot = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double r = y[i] - (f.intercept + f.slope * x[i]);
+        ss_res += r * r;
+        ss_tot += (y[i] - mean_y) * (y[i] - mean_y);
+    }
+    f.r_squared = ss_tot > 0 ? 1 - ss_res / ss_tot : 1.0;
+    f.points = n;
+    return f;
+}
+
 namespace {
 
 // Solves the normal equations restricted to `columns`; nullopt when singular.
-std::optional<std::vector<double>> solve_subset(const std::vector<std::vector<double>>& rows, const std::vector<double>& y,
+std::optional<std::vector<double>> solve_subset(const std::vector<std::vector<double>>& rows,
+                                                const std::vector<double>& y,
                                                 const std::vector<std::size_t>& columns) {
     const std::size_t k = columns.size();
     std::vector<std::vector<double>> a(k, std::vector<double>(k + 1, 0.0));
     for (std::size_t r = 0; r < rows.size(); ++r) {
         for (std::size_t i = 0; i < k; ++i) {
-            for (std::size_t j = 0; j < k; ++j) a[i][j] += rows[r][columns[i]] * rows[r][columns[j]];
+            for (std::size_t j = 0; j < k; ++j)
+                a[i][j] += rows[r][columns[i]] * rows[r][columns[j]];
             a[i][k] += rows[r][columns[i]] * y[r];
         }
     }
@@ -68,18 +101,21 @@ std::optional<std::vector<double>> solve_subset(const std::vector<std::vector<do
         for (std::size_t r = 0; r < k; ++r) {
             if (r == c) continue;
             const double f = a[r][c] / a[c][c];
-            for (std::size_t j = c; j <= k; ++j) a[r][j] -= f * a[c][j];
+            for (std::size_t j = c; j <= k; ++j)
+                a[r][j] -= f * a[c][j];
         }
     }
     std::vector<double> b(k);
-    for (std::size_t i = 0; i < k; ++i) b[i] = a[i][k] / a[i][i];
+    for (std::size_t i = 0; i < k; ++i)
+        b[i] = a[i][k] / a[i][i];
     return b;
 }
 
 } // namespace
 
-std::optional<std::vector<double>> nonnegative_least_squares(const std::vector<std::vector<double>>& rows,
-                                                             const std::vector<double>& y) {
+std::optional<std::vector<double>>
+nonnegative_least_squares(const std::vector<std::vector<double>>& rows,
+                          const std::vector<double>& y) {
     if (rows.empty()) return std::nullopt;
     const std::size_t columns = rows.front().size();
     std::optional<std::vector<double>> best;
@@ -91,11 +127,13 @@ std::optional<std::vector<double>> nonnegative_least_squares(const std::vector<s
         const auto b = solve_subset(rows, y, active);
         if (!b || std::any_of(b->begin(), b->end(), [](double v) { return v < 0; })) continue;
         std::vector<double> full(columns, 0.0);
-        for (std::size_t i = 0; i < active.size(); ++i) full[active[i]] = (*b)[i];
+        for (std::size_t i = 0; i < active.size(); ++i)
+            full[active[i]] = (*b)[i];
         double residual = 0;
         for (std::size_t r = 0; r < rows.size(); ++r) {
             double predicted = 0;
-            for (std::size_t c = 0; c < columns; ++c) predicted += rows[r][c] * full[c];
+            for (std::size_t c = 0; c < columns; ++c)
+                predicted += rows[r][c] * full[c];
             residual += (predicted - y[r]) * (predicted - y[r]);
         }
         if (residual < best_residual) {

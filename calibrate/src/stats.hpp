@@ -22,9 +22,16 @@ struct LinearFit {
 std::optional<LinearFit> fit_line(const std::vector<double>& x, const std::vector<double>& y,
                                   const std::vector<double>& weights = {});
 
-// Least squares y ~ X b subject to b >= 0, for a handful of columns (exact: tries every active set).
-// `rows` are the rows of X. Returns nullopt when no subset gives a solvable system.
-std::optional<std::vector<double>> nonnegative_least_squares(const std::vector<std::vector<double>>& rows,
-                                                             const std::vector<double>& y);
+// Theil-Sen line: the median of the slopes between every pair of points, the intercept the median
+// of y - slope * x. Robust to up to ~29 % disturbed points (a preempted timing), unlike least
+// squares. r_squared is that of the robust line on all points.
+std::optional<LinearFit> fit_line_robust(const std::vector<double>& x,
+                                         const std::vector<double>& y);
+
+// Least squares y ~ X b subject to b >= 0, for a handful of columns (exact: tries every active
+// set). `rows` are the rows of X. Returns nullopt when no subset gives a solvable system.
+std::optional<std::vector<double>>
+nonnegative_least_squares(const std::vector<std::vector<double>>& rows,
+                          const std::vector<double>& y);
 
 } // namespace iosig::calibrate

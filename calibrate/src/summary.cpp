@@ -6,12 +6,17 @@ namespace {
 using nlohmann::json;
 
 json latency_json(const Latencies& l) {
-    return {{"block", l.block}, {"samples", l.samples.size()}, {"p50_s", l.p50}, {"p90_s", l.p90},
-            {"p99_s", l.p99},   {"p999_s", l.p999},            {"max_s", l.max}, {"mean_s", l.mean}};
+    return {{"block", l.block}, {"samples", l.samples.size()},
+            {"p50_s", l.p50},   {"p90_s", l.p90},
+            {"p99_s", l.p99},   {"p999_s", l.p999},
+            {"max_s", l.max},   {"mean_s", l.mean}};
 }
 
 json throughput_json(const Throughput& t) {
-    return {{"block", t.block}, {"bytes", t.bytes}, {"seconds", t.seconds}, {"bytes_per_s", t.bytes_per_second}};
+    return {{"block", t.block},
+            {"bytes", t.bytes},
+            {"seconds", t.seconds},
+            {"bytes_per_s", t.bytes_per_second}};
 }
 
 json iops_json(const Iops& i) {
@@ -21,9 +26,14 @@ json iops_json(const Iops& i) {
 
 json regression_json(const CostRegression& r) {
     json points = json::array();
-    for (const auto& [size, seconds] : r.points) points.push_back({size, seconds});
-    return {{"ok", r.ok}, {"base_s", r.base}, {"per_byte_s", r.per_byte}, {"r_squared", r.r_squared},
-            {"samples", r.samples}, {"points", points}};
+    for (const auto& [size, seconds] : r.points)
+        points.push_back({size, seconds});
+    return {{"ok", r.ok},
+            {"base_s", r.base},
+            {"per_byte_s", r.per_byte},
+            {"r_squared", r.r_squared},
+            {"samples", r.samples},
+            {"points", points}};
 }
 
 template <class T>
@@ -33,7 +43,8 @@ json optional_json(const std::optional<T>& v) {
 
 } // namespace
 
-nlohmann::json summarize(const Calibration& c, const std::string& yaml, const std::vector<std::string>& plots,
+nlohmann::json summarize(const Calibration& c, const std::string& yaml,
+                         const std::vector<std::string>& plots,
                          const std::vector<std::string>& warnings) {
     json out;
     out["node"] = c.hostname;
@@ -82,10 +93,17 @@ nlohmann::json summarize(const Calibration& c, const std::string& yaml, const st
     out["devices"] = devices;
     json mounts = json::array();
     for (const MountTarget& t : c.discovery.mounts) {
-        json m = {{"path", t.path},           {"device", t.device},          {"fs_type", t.entry.fs_type},
-                  {"mount_point", t.entry.mount_point}, {"source", t.entry.source}, {"group", t.group},
-                  {"global", t.global},       {"volatile", t.is_volatile},   {"capacity", t.capacity},
-                  {"free", t.free_space},     {"block_size", t.block_size}};
+        json m = {{"path", t.path},
+                  {"device", t.device},
+                  {"fs_type", t.entry.fs_type},
+                  {"mount_point", t.entry.mount_point},
+                  {"source", t.entry.source},
+                  {"group", t.group},
+                  {"global", t.global},
+                  {"volatile", t.is_volatile},
+                  {"capacity", t.capacity},
+                  {"free", t.free_space},
+                  {"block_size", t.block_size}};
         const auto it = c.by_group.find(t.group);
         if (it != c.by_group.end()) {
             const MountMeasurements& mm = it->second;
@@ -93,7 +111,8 @@ nlohmann::json summarize(const Calibration& c, const std::string& yaml, const st
             if (!mm.error.empty()) {
                 m["error"] = mm.error;
             } else {
-                m["method"] = {{"direct", mm.method.direct}, {"alignment", mm.method.alignment},
+                m["method"] = {{"direct", mm.method.direct},
+                               {"alignment", mm.method.alignment},
                                {"alignment_source", mm.method.alignment_source}};
                 m["scratch_file_size"] = mm.file_size;
                 m["seconds"] = mm.seconds;
@@ -102,14 +121,17 @@ nlohmann::json summarize(const Calibration& c, const std::string& yaml, const st
                 m["seq_read"] = throughput_json(mm.seq_read);
                 m["read_latency"] = latency_json(mm.read_latency);
                 m["write_latency"] = latency_json(mm.write_latency);
-                if (mm.sequential_read_latency) m["sequential_read_latency"] = latency_json(*mm.sequential_read_latency);
+                if (mm.sequential_read_latency)
+                    m["sequential_read_latency"] = latency_json(*mm.sequential_read_latency);
                 m["seek_latency_s"] = mm.seek_latency;
                 m["random_read"] = iops_json(mm.random_read);
                 m["random_write"] = iops_json(mm.random_write);
                 json sweep = json::array();
                 for (std::size_t i = 0; i < mm.sweep.size(); ++i) {
                     const SweepPoint& p = mm.sweep[i];
-                    json point = {{"chunk", p.chunk}, {"ios", p.ios}, {"seconds", p.seconds},
+                    json point = {{"chunk", p.chunk},
+                                  {"ios", p.ios},
+                                  {"seconds", p.seconds},
                                   {"bytes_per_s", p.bytes_per_second()}};
                     if (mm.fit && i < mm.fit->predicted_throughput.size())
                         point["eq3_bytes_per_s"] = mm.fit->predicted_throughput[i];

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fmt/format.h>
 #include <fstream>
 #include <system_error>
-
-#include <fmt/format.h>
 
 namespace iosig::calibrate {
 namespace fs = std::filesystem;
@@ -15,7 +14,8 @@ std::optional<std::string> read_line(const fs::path& file) {
     if (!in) return std::nullopt;
     std::string line;
     std::getline(in, line);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\n' || line.back() == '\t')) line.pop_back();
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\n' || line.back() == '\t'))
+        line.pop_back();
     return line;
 }
 
@@ -34,7 +34,8 @@ std::optional<T> read_number(const fs::path& file) {
 std::vector<std::string> entries_of(const fs::path& dir) {
     std::vector<std::string> names;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) names.push_back(entry.path().filename().string());
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        names.push_back(entry.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
 }
@@ -48,12 +49,18 @@ bool path_exists(const fs::path& p) {
 
 std::string_view to_string(BlockKind kind) {
     switch (kind) {
-    case BlockKind::disk: return "disk";
-    case BlockKind::partition: return "partition";
-    case BlockKind::loop: return "loop";
-    case BlockKind::md: return "md";
-    case BlockKind::dm: return "dm";
-    case BlockKind::other: return "other";
+    case BlockKind::disk:
+        return "disk";
+    case BlockKind::partition:
+        return "partition";
+    case BlockKind::loop:
+        return "loop";
+    case BlockKind::md:
+        return "md";
+    case BlockKind::dm:
+        return "dm";
+    case BlockKind::other:
+        return "other";
     }
     return "other";
 }
@@ -106,12 +113,17 @@ std::optional<BlockDevice> Sysfs::from_directory(const fs::path& dir) const {
         d.kind = BlockKind::other;
     }
     d.rotational = read_number<int>(disk / "queue" / "rotational").value_or(0) != 0;
-    d.logical_block_size = read_number<unsigned>(disk / "queue" / "logical_block_size").value_or(512);
-    d.physical_block_size = read_number<unsigned>(disk / "queue" / "physical_block_size").value_or(d.logical_block_size);
-    d.capacity = read_number<std::uint64_t>(dir / "size").value_or(0) * 512;  // always 512-byte sectors
+    d.logical_block_size =
+        read_number<unsigned>(disk / "queue" / "logical_block_size").value_or(512);
+    d.physical_block_size = read_number<unsigned>(disk / "queue" / "physical_block_size")
+                                .value_or(d.logical_block_size);
+    d.capacity =
+        read_number<std::uint64_t>(dir / "size").value_or(0) * 512; // always 512-byte sectors
     d.model = read_line(disk / "device" / "model").value_or("");
-    if (d.model.empty()) d.model = read_line(disk / "device" / "name").value_or("");  // mmc, nvme namespaces
-    for (const fs::path& candidate : {disk / "device" / "numa_node", disk / "device" / "device" / "numa_node"}) {
+    if (d.model.empty())
+        d.model = read_line(disk / "device" / "name").value_or(""); // mmc, nvme namespaces
+    for (const fs::path& candidate :
+         {disk / "device" / "numa_node", disk / "device" / "device" / "numa_node"}) {
         if (auto node = read_number<int>(candidate)) {
             d.numa_node = *node;
             break;
@@ -136,7 +148,9 @@ std::optional<BtrfsFilesystem> Sysfs::btrfs_with_member(const std::string& membe
             std::uint64_t best_bytes = 0;
             for (const std::string& p : entries_of(fsdir / "allocation" / kind)) {
                 if (!fs::is_directory(fsdir / "allocation" / kind / p)) continue;
-                const auto bytes = read_number<std::uint64_t>(fsdir / "allocation" / kind / p / "total_bytes").value_or(0);
+                const auto bytes =
+                    read_number<std::uint64_t>(fsdir / "allocation" / kind / p / "total_bytes")
+                        .value_or(0);
                 if (best.empty() || bytes > best_bytes) {
                     best = p;
                     best_bytes = bytes;

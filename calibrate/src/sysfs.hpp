@@ -13,26 +13,26 @@ namespace iosig::calibrate {
 enum class BlockKind : std::uint8_t { disk, partition, loop, md, dm, other };
 
 struct BlockDevice {
-    std::string name;  // kernel name: vda, vda1, loop0, md0, dm-0
+    std::string name; // kernel name: vda, vda1, loop0, md0, dm-0
     unsigned major = 0;
     unsigned minor = 0;
     BlockKind kind = BlockKind::disk;
-    std::string parent;                // partition: the whole disk it belongs to
-    std::string backing_file;          // loop: the file behind it
-    std::vector<std::string> slaves;   // md/dm: member devices (kernel names)
-    std::string md_level;              // md: "raid1", "raid5", ...
+    std::string parent;              // partition: the whole disk it belongs to
+    std::string backing_file;        // loop: the file behind it
+    std::vector<std::string> slaves; // md/dm: member devices (kernel names)
+    std::string md_level;            // md: "raid1", "raid5", ...
     bool rotational = false;
     unsigned logical_block_size = 512;
     unsigned physical_block_size = 512;
-    std::uint64_t capacity = 0;        // bytes
-    std::string model;                 // empty when the device does not say
-    int numa_node = -1;                // -1: unknown / no NUMA
+    std::uint64_t capacity = 0; // bytes
+    std::string model;          // empty when the device does not say
+    int numa_node = -1;         // -1: unknown / no NUMA
 };
 
 struct BtrfsFilesystem {
     std::string uuid;
-    std::vector<std::string> members;  // kernel names of the member devices
-    std::string data_profile;          // single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5, raid6
+    std::vector<std::string> members; // kernel names of the member devices
+    std::string data_profile; // single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5, raid6
     std::string metadata_profile;
     unsigned sector_size = 4096;
 };

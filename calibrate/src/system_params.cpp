@@ -1,36 +1,37 @@
 #include "system_params.hpp"
 
-#include <fcntl.h>
-#include <stdio_ext.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <map>
-#include <sstream>
-#include <stdexcept>
-#include <thread>
-
-#include <fmt/format.h>
-
 #include "io_buffer.hpp"
 #include "measure.hpp"
 #include "scratch.hpp"
 #include "stats.hpp"
 #include "sysfs.hpp"
 
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <stdio_ext.h>
+#include <thread>
+#include <unistd.h>
+
 namespace iosig::calibrate {
 namespace {
 
 constexpr std::uint64_t KiB = 1024, MiB = 1024 * 1024;
 
-// Times `call(size)` round-robin over `sizes` until the time box is used (at least `min_reps` rounds,
-// at most `max_reps`), then fits median time per size against size.
-CostRegression regress(const std::vector<std::uint64_t>& sizes, unsigned min_reps, unsigned max_reps, double seconds,
-                       const std::function<double(std::uint64_t)>& call, const std::function<void(double)>& report) {
+// Times `call(size)` round-robin over `sizes` until the time box is used (at least `min_reps`
+// rounds, at most `max_reps`), then fits a robust (Theil-Sen) line through the median time of each
+// size: many sizes and repetitions, and neither a preempted call nor one disturbed size tilts it.
+CostRegression regress(const std::vector<std::uint64_t>& sizes, unsigned min_reps,
+                       unsigned max_reps, double seconds,
+                       const std::function<double(std::uint64_t)>& call,
+                       const std::function<void(double)>& report) {
     std::map<std::uint64_t, std::vector<double>> times;
     const double start = now_seconds();
     for (unsigned rep = 0; rep < max_reps; ++rep) {
@@ -50,7 +51,7 @@ CostRegression regress(const std::vector<std::uint64_t>& sizes, unsigned min_rep
         x.push_back(static_cast<double>(size));
         y.push_back(m);
     }
-    if (auto fit = fit_line(x, y)) {
+    if (auto fit = fit_line_robust(x, y)) {
         r.base = fit->intercept;
         r.per_byte = fit->slope;
         r.r_squared = fit->r_squared;
@@ -109,32 +110,39 @@ std::optional<std::uint64_t> meminfo_kib(const std::string& key) {
 void read_system_settings(SystemMeasurements& out, const std::string& directory) {
     out.page_size = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
     if (auto v = read_value<double>("/proc/sys/vm/dirty_ratio")) out.dirty_ratio = *v / 100;
-    if (auto v = read_value<double>("/proc/sys/vm/dirty_background_ratio")) out.dirty_background_ratio = *v / 100;
+    if (auto v = read_value<double>("/proc/sys/vm/dirty_background_ratio"))
+        out.dirty_background_ratio = *v / 100;
     out.dirty_bytes = read_value<std::uint64_t>("/proc/sys/vm/dirty_bytes");
     out.dirty_background_bytes = read_value<std::uint64_t>("/proc/sys/vm/dirty_background_bytes");
-    if (auto v = read_value<double>("/proc/sys/vm/dirty_expire_centisecs")) out.dirty_expire = *v / 100;
-    if (auto v = read_value<double>("/proc/sys/vm/dirty_writeback_centisecs")) out.dirty_writeback_interval = *v / 100;
+    if (auto v = read_value<double>("/proc/sys/vm/dirty_expire_centisecs"))
+        out.dirty_expire = *v / 100;
+    if (auto v = read_value<double>("/proc/sys/vm/dirty_writeback_centisecs"))
+        out.dirty_writeback_interval = *v / 100;
     out.dirty_threshold_pages = vmstat("nr_dirty_threshold");
     out.dirty_background_threshold_pages = vmstat("nr_dirty_background_threshold");
-    // The ratios apply to "dirtyable" memory (free + file pages); the kernel's own threshold divided
-    // by the ratio recovers it exactly, else approximate it from /proc/meminfo.
-    if (out.dirty_threshold_pages && out.dirty_ratio && *out.dirty_ratio > 0 && out.dirty_bytes.value_or(0) == 0) {
-        out.dirtyable_memory =
-            static_cast<std::uint64_t>(static_cast<double>(*out.dirty_threshold_pages * out.page_size) / *out.dirty_ratio);
+    // The ratios apply to "dirtyable" memory (free + file pages); the kernel's own threshold
+    // divided by the ratio recovers it exactly, else approximate it from /proc/meminfo.
+    if (out.dirty_threshold_pages && out.dirty_ratio && *out.dirty_ratio > 0 &&
+        out.dirty_bytes.value_or(0) == 0) {
+        out.dirtyable_memory = static_cast<std::uint64_t>(
+            static_cast<double>(*out.dirty_threshold_pages * out.page_size) / *out.dirty_ratio);
     } else {
-        const auto free_kib = meminfo_kib("MemFree"), active = meminfo_kib("Active(file)"), inactive = meminfo_kib("Inactive(file)");
-        if (free_kib && active && inactive) out.dirtyable_memory = (*free_kib + *active + *inactive) * KiB;
+        const auto free_kib = meminfo_kib("MemFree"), active = meminfo_kib("Active(file)"),
+                   inactive = meminfo_kib("Inactive(file)");
+        if (free_kib && active && inactive)
+            out.dirtyable_memory = (*free_kib + *active + *inactive) * KiB;
     }
     // glibc sizes a stream's buffer from st_blksize of its file: measure on the file system used.
     const std::string dir = directory.empty() ? std::string("/tmp") : directory;
     const std::string path = fmt::format("{}/.iosig-calibrate-{}-stdio", dir, getpid());
     if (FILE* f = std::fopen(path.c_str(), "w")) {
-        std::fputc('x', f);  // the buffer is allocated by the first write
+        std::fputc('x', f); // the buffer is allocated by the first write
         out.stdio_buffer_size = __fbufsize(f);
         std::fclose(f);
         unlink(path.c_str());
     } else {
-        out.notes.push_back(fmt::format("stdio buffer size not measured: cannot create a file in {}", dir));
+        out.notes.push_back(
+            fmt::format("stdio buffer size not measured: cannot create a file in {}", dir));
     }
 }
 
@@ -151,22 +159,27 @@ SystemMeasurements measure_system(const SystemOptions& options) {
     };
     const unsigned max_reps = options.quick ? 400 : 4000;
 
-    {  // memory bandwidth: memcpy between two local buffers
+    { // memory bandwidth: memcpy between two local buffers
         IoBuffer a(64 * MiB, -1), b(64 * MiB, -1);
         a.fill_random(7);
         std::vector<std::uint64_t> sizes;
-        for (std::uint64_t s = MiB; s <= 64 * MiB; s *= 2) sizes.push_back(s);
-        out.memcpy_cost = regress(sizes, 3, max_reps, box * 0.10, [&](std::uint64_t size) {
-            const double t0 = now_seconds();
-            std::memcpy(b.data(), a.data(), size);
-            const double t = now_seconds() - t0;
-            if (b.data()[size - 1] != a.data()[size - 1]) throw std::logic_error("memcpy");
-            return t;
-        }, report("memory"));
+        for (std::uint64_t s = MiB; s <= 64 * MiB; s *= 2)
+            sizes.push_back(s);
+        out.memcpy_cost = regress(
+            sizes, 3, max_reps, box * 0.10,
+            [&](std::uint64_t size) {
+                const double t0 = now_seconds();
+                std::memcpy(b.data(), a.data(), size);
+                const double t = now_seconds() - t0;
+                if (b.data()[size - 1] != a.data()[size - 1]) throw std::logic_error("memcpy");
+                return t;
+            },
+            report("memory"));
     }
 
     if (options.page_cache_directory.empty()) {
-        out.notes.push_back("no disk-backed mount calibrated: page-cache and syscall costs not measured");
+        out.notes.push_back(
+            "no disk-backed mount calibrated: page-cache and syscall costs not measured");
         out.seconds = now_seconds() - start;
         return out;
     }
@@ -174,35 +187,45 @@ SystemMeasurements measure_system(const SystemOptions& options) {
     IoBuffer data(64 * MiB, -1);
     data.fill_random(11);
 
-    {  // write() into the page cache, small sizes: the syscall's fixed and per-byte cost
+    { // write() into the page cache, small sizes: the syscall's fixed and per-byte cost
         ScratchFile f(dir, "pagecache", 0);
         std::uint64_t offset = 0;
-        const std::vector<std::uint64_t> sizes = {1, 16, 64, 256, 512, KiB, 2 * KiB, 4 * KiB, 8 * KiB, 16 * KiB, 32 * KiB, 64 * KiB};
-        out.buffered_small = regress(sizes, 5, max_reps, box * 0.20, [&](std::uint64_t size) {
-            if (offset > 16 * MiB) {  // keep the dirty set small: truncating drops dirty pages unwritten
-                must(ftruncate(f.fd(), 0) == 0, "truncate");
-                offset = 0;
-            }
-            const double t = timed_write(f.fd(), data.data(), size, static_cast<off_t>(offset));
-            offset += size;
-            return t;
-        }, report("write()"));
+        const std::vector<std::uint64_t> sizes = {
+            1, 16, 64, 256, 512, KiB, 2 * KiB, 4 * KiB, 8 * KiB, 16 * KiB, 32 * KiB, 64 * KiB};
+        out.buffered_small = regress(
+            sizes, 5, max_reps, box * 0.20,
+            [&](std::uint64_t size) {
+                if (offset >
+                    16 * MiB) { // keep the dirty set small: truncating drops dirty pages unwritten
+                    must(ftruncate(f.fd(), 0) == 0, "truncate");
+                    offset = 0;
+                }
+                const double t = timed_write(f.fd(), data.data(), size, static_cast<off_t>(offset));
+                offset += size;
+                return t;
+            },
+            report("write()"));
     }
 
-    const std::vector<std::uint64_t> large = options.quick
-        ? std::vector<std::uint64_t>{MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB}
-        : std::vector<std::uint64_t>{MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB, 64 * MiB};
-    {  // page-cache bandwidth: large appends to an empty file, below the background threshold
+    const std::vector<std::uint64_t> large =
+        options.quick
+            ? std::vector<std::uint64_t>{MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB}
+            : std::vector<std::uint64_t>{MiB,      2 * MiB,  4 * MiB, 8 * MiB,
+                                         16 * MiB, 32 * MiB, 64 * MiB};
+    { // page-cache bandwidth: large appends to an empty file, below the background threshold
         ScratchFile f(dir, "pagecache-large", 0);
-        out.buffered_large = regress(large, 3, max_reps, box * 0.20, [&](std::uint64_t size) {
-            must(ftruncate(f.fd(), 0) == 0, "truncate");
-            return timed_write(f.fd(), data.data(), size, 0);
-        }, report("page cache"));
+        out.buffered_large = regress(
+            large, 3, max_reps, box * 0.20,
+            [&](std::uint64_t size) {
+                must(ftruncate(f.fd(), 0) == 0, "truncate");
+                return timed_write(f.fd(), data.data(), size, 0);
+            },
+            report("page cache"));
     }
 
-    {  // the same while writeback runs: a helper thread keeps starting writeback of everything dirty
-       // in the file (sync_file_range, the flusher's path) without touching the machine-wide
-       // dirty thresholds other processes rely on.
+    { // the same while writeback runs: a helper thread keeps starting writeback of everything dirty
+      // in the file (sync_file_range, the flusher's path) without touching the machine-wide
+      // dirty thresholds other processes rely on.
         ScratchFile f(dir, "pagecache-flushing", 0);
         std::atomic<bool> stop{false};
         std::thread flusher([&] {
@@ -214,15 +237,19 @@ SystemMeasurements measure_system(const SystemOptions& options) {
         std::uint64_t offset = 0;
         const std::uint64_t limit = 512 * MiB;
         try {
-            out.buffered_flushing = regress(large, 3, max_reps, box * 0.25, [&](std::uint64_t size) {
-                if (offset + size > limit) {
-                    must(ftruncate(f.fd(), 0) == 0, "truncate");
-                    offset = 0;
-                }
-                const double t = timed_write(f.fd(), data.data(), size, static_cast<off_t>(offset));
-                offset += size;
-                return t;
-            }, report("flushing"));
+            out.buffered_flushing = regress(
+                large, 3, max_reps, box * 0.25,
+                [&](std::uint64_t size) {
+                    if (offset + size > limit) {
+                        must(ftruncate(f.fd(), 0) == 0, "truncate");
+                        offset = 0;
+                    }
+                    const double t =
+                        timed_write(f.fd(), data.data(), size, static_cast<off_t>(offset));
+                    offset += size;
+                    return t;
+                },
+                report("flushing"));
         } catch (...) {
             stop = true;
             flusher.join();
@@ -232,18 +259,23 @@ SystemMeasurements measure_system(const SystemOptions& options) {
         flusher.join();
     }
 
-    {  // O_SYNC write(): overwrites of an allocated region, each reaching the device
+    { // O_SYNC write(): overwrites of an allocated region, each reaching the device
         ScratchFile f(dir, "sync", O_SYNC);
-        const std::uint64_t region = 4 * MiB;
+        const std::uint64_t region = 16 * MiB;
         timed_write(f.fd(), data.data(), region, 0);
         std::uint64_t offset = 0;
-        const std::vector<std::uint64_t> sizes = {512, KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB};
-        out.sync_small = regress(sizes, 3, max_reps, box * 0.25, [&](std::uint64_t size) {
-            if (offset + size > region) offset = 0;
-            const double t = timed_write(f.fd(), data.data(), size, static_cast<off_t>(offset));
-            offset += size;
-            return t;
-        }, report("sync write()"));
+        // Up to 4 MiB: the per-byte part must stand out of the journal commit every call pays.
+        const std::vector<std::uint64_t> sizes = {512,       2 * KiB,   8 * KiB, 32 * KiB,
+                                                  128 * KiB, 512 * KiB, 2 * MiB, 4 * MiB};
+        out.sync_small = regress(
+            sizes, 3, max_reps, box * 0.25,
+            [&](std::uint64_t size) {
+                if (offset + size > region) offset = 0;
+                const double t = timed_write(f.fd(), data.data(), size, static_cast<off_t>(offset));
+                offset += size;
+                return t;
+            },
+            report("sync write()"));
     }
     out.seconds = now_seconds() - start;
     return out;

@@ -1,12 +1,11 @@
 // Device structure from a fake sysfs tree (this machine has no md, dm, NVMe or pmem): partitions
 // point to their disk, loop devices to the device holding their backing file, md/dm members and
 // btrfs multi-device file systems become complex devices with their scheme.
-#include <gtest/gtest.h>
+#include "discovery.hpp"
 
 #include <filesystem>
 #include <fstream>
-
-#include "discovery.hpp"
+#include <gtest/gtest.h>
 
 namespace iosig::calibrate {
 namespace {
@@ -15,8 +14,9 @@ namespace fs = std::filesystem;
 class FakeSysfs : public ::testing::Test {
 protected:
     void SetUp() override {
-        root_ = fs::temp_directory_path() / ("iosig-fake-sysfs-" + std::to_string(getpid()) + "-" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        root_ = fs::temp_directory_path() /
+                ("iosig-fake-sysfs-" + std::to_string(getpid()) + "-" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(root_);
         fs::create_directories(root_ / "dev" / "block");
         fs::create_directories(root_ / "class" / "block");
@@ -28,7 +28,8 @@ protected:
         std::ofstream(file) << text << "\n";
     }
     // A block device directory under devices/, linked from dev/block/MAJ:MIN and class/block/NAME.
-    fs::path add(const std::string& relative, unsigned major, unsigned minor, std::uint64_t sectors, bool rotational = false) {
+    fs::path add(const std::string& relative, unsigned major, unsigned minor, std::uint64_t sectors,
+                 bool rotational = false) {
         const fs::path dir = root_ / "devices" / relative;
         write(dir / "dev", std::to_string(major) + ":" + std::to_string(minor));
         write(dir / "size", std::to_string(sectors));
@@ -37,11 +38,13 @@ protected:
             write(dir / "queue" / "logical_block_size", "512");
             write(dir / "queue" / "physical_block_size", "4096");
         }
-        fs::create_directory_symlink(dir, root_ / "dev" / "block" / (std::to_string(major) + ":" + std::to_string(minor)));
+        fs::create_directory_symlink(
+            dir, root_ / "dev" / "block" / (std::to_string(major) + ":" + std::to_string(minor)));
         fs::create_directory_symlink(dir, root_ / "class" / "block" / dir.filename());
         return dir;
     }
-    MountEntry entry(const std::string& point, const std::string& fs_type, unsigned major, unsigned minor, const std::string& source) {
+    MountEntry entry(const std::string& point, const std::string& fs_type, unsigned major,
+                     unsigned minor, const std::string& source) {
         MountEntry e;
         e.mount_point = point;
         e.fs_type = fs_type;
@@ -68,11 +71,11 @@ TEST_F(FakeSysfs, PartitionBelongsToItsDisk) {
     EXPECT_EQ(part.owner, "sda");
     EXPECT_EQ(part.capacity, 1000u * 512);
     const DeviceModel& disk = r.devices().at("sda");
-    EXPECT_EQ(disk.media, MediaKind::hdd);  // rotational
+    EXPECT_EQ(disk.media, MediaKind::hdd); // rotational
     EXPECT_EQ(disk.model, "WDC WD40EFRX");
     EXPECT_EQ(disk.capacity, 2000u * 512);
     EXPECT_EQ(r.numa_node_of("sda1"), 1);
-    EXPECT_EQ(part.logical_block_size, 512u);  // queue limits come from the disk
+    EXPECT_EQ(part.logical_block_size, 512u); // queue limits come from the disk
     EXPECT_EQ(part.physical_block_size, 4096u);
 }
 
@@ -90,16 +93,18 @@ TEST_F(FakeSysfs, LoopDeviceIsAPartitionOfTheDeviceHoldingItsBackingFile) {
     EXPECT_EQ(l.kind, "loop");
     EXPECT_EQ(l.backing_file, "/srv/images/disk.img");
     EXPECT_EQ(l.structure, DeviceStructure::partition);
-    EXPECT_EQ(l.owner, "nvme0n1");  // the partition holding the file, flattened to its disk
+    EXPECT_EQ(l.owner, "nvme0n1"); // the partition holding the file, flattened to its disk
     EXPECT_EQ(l.media, MediaKind::ssd);
 }
 
 TEST_F(FakeSysfs, MdRaid5BecomesAComplexDevice) {
-    for (unsigned i = 0; i < 3; ++i) add(std::string("sd") + char('b' + i), 8, 16 * (i + 1), 1000, true);
+    for (unsigned i = 0; i < 3; ++i)
+        add(std::string("sd") + char('b' + i), 8, 16 * (i + 1), 1000, true);
     const fs::path md = add("virtual/block/md0", 9, 0, 2000);
     write(md / "md" / "level", "raid5");
     fs::create_directories(md / "slaves");
-    for (const char* s : {"sdb", "sdc", "sdd"}) fs::create_directory_symlink(root_ / "devices" / s, md / "slaves" / s);
+    for (const char* s : {"sdb", "sdc", "sdd"})
+        fs::create_directory_symlink(root_ / "devices" / s, md / "slaves" / s);
     Sysfs sysfs(root_);
     std::vector<MountEntry> mounts = {entry("/scratch", "xfs", 9, 0, "/dev/md0")};
     DeviceResolver r(sysfs, mounts);
@@ -127,11 +132,15 @@ TEST_F(FakeSysfs, SingleSlaveDeviceMapperIsASliceOfItsDevice) {
 }
 
 TEST_F(FakeSysfs, BtrfsProfilesBecomeSchemes) {
-    for (unsigned i = 0; i < 3; ++i) add("virtual/block/loop" + std::to_string(i), 7, i, 1000);
-    auto btrfs = [&](const std::string& uuid, std::vector<std::string> members, const std::string& data, const std::string& meta) {
+    for (unsigned i = 0; i < 3; ++i)
+        add("virtual/block/loop" + std::to_string(i), 7, i, 1000);
+    auto btrfs = [&](const std::string& uuid, std::vector<std::string> members,
+                     const std::string& data, const std::string& meta) {
         const fs::path dir = root_ / "fs" / "btrfs" / uuid;
         fs::create_directories(dir / "devices");
-        for (const auto& m : members) fs::create_directory_symlink(root_ / "devices" / "virtual" / "block" / m, dir / "devices" / m);
+        for (const auto& m : members)
+            fs::create_directory_symlink(root_ / "devices" / "virtual" / "block" / m,
+                                         dir / "devices" / m);
         write(dir / "allocation" / "data" / data / "total_bytes", "1000");
         write(dir / "allocation" / "metadata" / meta / "total_bytes", "100");
         write(dir / "sectorsize", "4096");
@@ -159,13 +168,14 @@ TEST_F(FakeSysfs, BtrfsProfilesBecomeSchemes) {
         EXPECT_EQ(d.replicas, 3u);
     }
     fs::remove_all(root_ / "fs");
-    btrfs("33333333-4444", {"loop0", "loop1"}, "single", "raid1");  // data not mirrored: any loss loses data
+    btrfs("33333333-4444", {"loop0", "loop1"}, "single",
+          "raid1"); // data not mirrored: any loss loses data
     {
         DeviceResolver r(sysfs, mounts);
         EXPECT_EQ(r.devices().at(r.resolve(mounts[0])).scheme, RedundancyScheme::raid0);
     }
     fs::remove_all(root_ / "fs");
-    btrfs("55555555-6666", {"loop0"}, "dup", "dup");  // one device: just that device
+    btrfs("55555555-6666", {"loop0"}, "dup", "dup"); // one device: just that device
     {
         DeviceResolver r(sysfs, mounts);
         EXPECT_EQ(r.resolve(mounts[0]), "loop0");
@@ -174,13 +184,17 @@ TEST_F(FakeSysfs, BtrfsProfilesBecomeSchemes) {
 
 TEST_F(FakeSysfs, RamAndNetworkFileSystems) {
     Sysfs sysfs(root_);
-    std::vector<MountEntry> mounts = {entry("/dev/shm", "tmpfs", 0, 27, "tmpfs"), entry("/home", "nfs4", 0, 50, "srv:/home"),
-                                      entry("/work", "fuse.sshfs", 0, 51, "me@host:/w"), entry("/lustre", "lustre", 0, 52, "mgs@tcp:/fs")};
+    std::vector<MountEntry> mounts = {entry("/dev/shm", "tmpfs", 0, 27, "tmpfs"),
+                                      entry("/home", "nfs4", 0, 50, "srv:/home"),
+                                      entry("/work", "fuse.sshfs", 0, 51, "me@host:/w"),
+                                      entry("/lustre", "lustre", 0, 52, "mgs@tcp:/fs")};
     DeviceResolver r(sysfs, mounts);
     const DeviceModel& ram = r.devices().at(r.resolve(mounts[0]));
     EXPECT_EQ(ram.media, MediaKind::ram);
-    EXPECT_GT(ram.capacity, 0u);  // statvfs of the real /dev/shm
-    for (int i = 1; i <= 3; ++i) EXPECT_EQ(r.devices().at(r.resolve(mounts[i])).media, MediaKind::network) << mounts[i].fs_type;
+    EXPECT_GT(ram.capacity, 0u); // statvfs of the real /dev/shm
+    for (int i = 1; i <= 3; ++i)
+        EXPECT_EQ(r.devices().at(r.resolve(mounts[i])).media, MediaKind::network)
+            << mounts[i].fs_type;
     EXPECT_TRUE(is_network_fs("nfs"));
     EXPECT_TRUE(is_network_fs("ceph"));
     EXPECT_FALSE(is_network_fs("ext4"));

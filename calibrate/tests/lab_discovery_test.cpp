@@ -1,15 +1,13 @@
 // Discovery on the device lab (tests/lab): the ramdisk is RAM and volatile, the hdd a loop device
 // over a file of the lab, the raid1 a complex raid1 of two loop devices, ssd and shared the root
 // device; a read-only mount is skipped with its reason. Needs root and the ctest fixture "lab".
-#include <gtest/gtest.h>
-
-#include <sys/mount.h>
-#include <unistd.h>
+#include "discovery.hpp"
 
 #include <cstdlib>
 #include <filesystem>
-
-#include "discovery.hpp"
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
 namespace iosig::calibrate {
 namespace {
@@ -20,7 +18,8 @@ protected:
     void SetUp() override {
         if (geteuid() != 0) GTEST_SKIP() << "the device lab needs root";
         const char* dir = std::getenv("IOSIG_LAB_DIR");
-        if (dir == nullptr) GTEST_SKIP() << "IOSIG_LAB_DIR is not set (run through ctest, fixture 'lab')";
+        if (dir == nullptr)
+            GTEST_SKIP() << "IOSIG_LAB_DIR is not set (run through ctest, fixture 'lab')";
         lab_ = fs::canonical(dir);
         ASSERT_TRUE(fs::exists(lab_ / "lab.yaml")) << "the lab is not up at " << lab_;
     }
@@ -78,7 +77,8 @@ TEST_F(Lab, EveryLabMountIsWhatTheLabBuilt) {
 TEST_F(Lab, ReadOnlyMountsAreListedWithTheReasonAndNotMeasured) {
     const fs::path ro = lab_ / ("ro-test-" + std::to_string(getpid()));
     fs::create_directories(ro);
-    ASSERT_EQ(mount("iosig-ro-test", ro.c_str(), "tmpfs", MS_RDONLY, "size=1m"), 0) << strerror(errno);
+    ASSERT_EQ(mount("iosig-ro-test", ro.c_str(), "tmpfs", MS_RDONLY, "size=1m"), 0)
+        << strerror(errno);
     DiscoveryOptions o;
     o.include = {ro.string(), mnt("ramdisk")};
     Discovery d;
@@ -103,7 +103,8 @@ TEST_F(Lab, WholeMachineDiscoveryFindsTheLabMountsAndSkipsSystemOnes) {
     }
     EXPECT_TRUE(ramdisk && hdd && raid);
     const DiscoveryOptions excluding{{}, {lab_.string()}};
-    for (const MountTarget& t : discover(excluding).mounts) EXPECT_FALSE(t.path.starts_with(lab_.string())) << t.path;
+    for (const MountTarget& t : discover(excluding).mounts)
+        EXPECT_FALSE(t.path.starts_with(lab_.string())) << t.path;
 }
 
 } // namespace

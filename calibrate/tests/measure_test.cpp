@@ -1,14 +1,12 @@
 // Real IO on this machine's own file systems (ext4 under /var/tmp, tmpfs under /dev/shm): every
 // measurement returns plausible, internally consistent numbers, honours its time box, and leaves no
 // scratch file behind. The device lab tests (lab_calibrate_test.py) check the numbers themselves.
-#include <gtest/gtest.h>
-
-#include <unistd.h>
-
-#include <filesystem>
-
 #include "measure.hpp"
 #include "system_params.hpp"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace iosig::calibrate {
 namespace {
@@ -86,16 +84,16 @@ TEST(SystemParameters, RegressionsAndSettingsOnThisMachine) {
     const SystemMeasurements s = measure_system(o);
     fs::remove_all(dir);
     EXPECT_TRUE(s.memcpy_cost.ok);
-    EXPECT_GT(1 / s.memcpy_cost.per_byte, 2e8);  // any machine copies faster than 200 MB/s
+    EXPECT_GT(1 / s.memcpy_cost.per_byte, 2e8); // any machine copies faster than 200 MB/s
     EXPECT_GT(s.memcpy_cost.r_squared, 0.9);
     EXPECT_TRUE(s.buffered_small.ok);
-    EXPECT_GT(s.buffered_small.base, 0);  // a write() costs something even for 1 byte
+    EXPECT_GT(s.buffered_small.base, 0); // a write() costs something even for 1 byte
     EXPECT_LT(s.buffered_small.base, 1e-3);
     EXPECT_TRUE(s.buffered_large.ok);
     EXPECT_TRUE(s.buffered_flushing.ok);
     EXPECT_TRUE(s.sync_small.ok);
     EXPECT_GE(s.sync_small.points.size(), 5u);
-    EXPECT_GE(s.buffered_small.samples, 12u * 5);  // many sizes, several repetitions each
+    EXPECT_GE(s.buffered_small.samples, 12u * 5); // many sizes, several repetitions each
     EXPECT_EQ(s.page_size, static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)));
     ASSERT_TRUE(s.stdio_buffer_size);
     EXPECT_GE(*s.stdio_buffer_size, 512u);

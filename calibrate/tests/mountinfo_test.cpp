@@ -1,19 +1,20 @@
-// /proc/self/mountinfo parsing: fields, escapes, optional fields, read-only, which mount holds a path.
-#include <gtest/gtest.h>
-
+// /proc/self/mountinfo parsing: fields, escapes, optional fields, read-only, which mount holds a
+// path.
 #include "mountinfo.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::calibrate {
 namespace {
 
-constexpr const char* sample =
-    "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
-    "24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw,size=123k\n"
-    "42 27 0:39 / /var/tmp/lab/mnt/ram\\040disk rw,relatime shared:5 master:2 - tmpfs lab-ram rw,size=1048576k\n"
-    "43 27 7:0 / /var/tmp/lab/mnt/hdd rw,relatime - ext4 /dev/loop0 rw\n"
-    "44 27 0:25 /sub /mnt/readonly ro,nosuid - tmpfs none rw\n"
-    "garbage line\n"
-    "45 27 0:40 / /var/tmp/lab/mnt/hdd rw - tmpfs stacked rw\n";
+constexpr const char* sample = "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
+                               "24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw,size=123k\n"
+                               "42 27 0:39 / /var/tmp/lab/mnt/ram\\040disk rw,relatime shared:5 "
+                               "master:2 - tmpfs lab-ram rw,size=1048576k\n"
+                               "43 27 7:0 / /var/tmp/lab/mnt/hdd rw,relatime - ext4 /dev/loop0 rw\n"
+                               "44 27 0:25 /sub /mnt/readonly ro,nosuid - tmpfs none rw\n"
+                               "garbage line\n"
+                               "45 27 0:40 / /var/tmp/lab/mnt/hdd rw - tmpfs stacked rw\n";
 
 TEST(Mountinfo, ParsesFieldsOptionalFieldsAndEscapes) {
     std::vector<std::string> errors;
@@ -24,8 +25,8 @@ TEST(Mountinfo, ParsesFieldsOptionalFieldsAndEscapes) {
     EXPECT_EQ(mounts[0].minor, 0u);
     EXPECT_EQ(mounts[0].fs_type, "ext4");
     EXPECT_EQ(mounts[0].source, "/dev/vda");
-    EXPECT_EQ(mounts[2].mount_point, "/var/tmp/lab/mnt/ram disk");  // \040 is a space
-    EXPECT_EQ(mounts[2].fs_type, "tmpfs");                          // found after the optional fields
+    EXPECT_EQ(mounts[2].mount_point, "/var/tmp/lab/mnt/ram disk"); // \040 is a space
+    EXPECT_EQ(mounts[2].fs_type, "tmpfs"); // found after the optional fields
     EXPECT_EQ(mounts[2].source, "lab-ram");
     EXPECT_EQ(mounts[4].root, "/sub");
     ASSERT_EQ(errors.size(), 1u);
@@ -36,7 +37,8 @@ TEST(Mountinfo, ReadOnlyFromMountOrSuperblockOptions) {
     const auto mounts = parse_mountinfo(sample);
     EXPECT_FALSE(mounts[0].read_only());
     EXPECT_TRUE(mounts[4].read_only());
-    const auto superblock_ro = parse_mountinfo("50 27 8:1 / /x rw - ext4 /dev/sda1 ro,errors=remount-ro\n");
+    const auto superblock_ro =
+        parse_mountinfo("50 27 8:1 / /x rw - ext4 /dev/sda1 ro,errors=remount-ro\n");
     EXPECT_TRUE(superblock_ro[0].read_only());
     EXPECT_FALSE(has_option("errors=remount-ro", "ro"));
     EXPECT_TRUE(has_option("rw,size=4k", "size"));

@@ -1,7 +1,7 @@
 // Percentiles, least squares and non-negative least squares used by every regression.
-#include <gtest/gtest.h>
-
 #include "stats.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::calibrate {
 namespace {
@@ -27,7 +27,7 @@ TEST(Stats, LineFitRecoversInterceptAndSlope) {
     EXPECT_NEAR(fit->intercept, 2e-6, 1e-12);
     EXPECT_NEAR(fit->slope, 3e-10, 1e-16);
     EXPECT_NEAR(fit->r_squared, 1.0, 1e-9);
-    EXPECT_FALSE(fit_line({1, 1, 1}, {1, 2, 3}));  // no spread in x: no slope
+    EXPECT_FALSE(fit_line({1, 1, 1}, {1, 2, 3})); // no spread in x: no slope
     EXPECT_FALSE(fit_line({1}, {1}));
 }
 
@@ -45,7 +45,8 @@ TEST(Stats, NonNegativeLeastSquaresClampsAtZero) {
     EXPECT_GE((*b)[0], 0);
     EXPECT_EQ((*b)[1], 0);
     // Exact non-negative data is recovered exactly.
-    for (std::size_t i = 0; i < rows.size(); ++i) y[i] = 2 * rows[i][0] + 0.5 * rows[i][1];
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        y[i] = 2 * rows[i][0] + 0.5 * rows[i][1];
     const auto exact = nonnegative_least_squares(rows, y);
     ASSERT_TRUE(exact);
     EXPECT_NEAR((*exact)[0], 2, 1e-9);

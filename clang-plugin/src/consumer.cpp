@@ -184,9 +184,13 @@ private:
                 handle_instantiation(*decl);
             return;
         }
-        if (first->isImplicit() || first->getBeginLoc().isInvalid())
+        // (An anonymous namespace comes with its implicit using-directive in one group.)
+        std::vector<clang::Decl*> decls;
+        for (clang::Decl* decl : group)
+            if (!decl->isImplicit() && decl->getBeginLoc().isValid())
+                decls.push_back(decl);
+        if (decls.empty())
             return;
-        std::vector<clang::Decl*> decls(group.begin(), group.end());
         handle_pragmas_before(decls);
         for (clang::Decl* decl : decls)
             handle_decl(*decl);

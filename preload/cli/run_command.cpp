@@ -35,6 +35,7 @@ struct RunOptions {
     std::string job;
     std::string state;
     bool quiet = false;
+    std::vector<std::string> command;
 };
 
 volatile sig_atomic_t child_pid = 0;
@@ -225,8 +226,9 @@ void register_run_command(CLI::App& app, Context& context) {
     sub->add_option("--job", options->job, "Job id (default: $IOSIG_JOB, $SLURM_JOB_ID, else a new one)");
     sub->add_option("--state", options->state, "State directory (default: $IOSIG_STATE or ~/.local/state/iosig)");
     sub->add_flag("--quiet", options->quiet, "No summary");
-    sub->prefix_command();
-    sub->callback([sub, options, &context] { context.exit_code = run(*options, sub->remaining()); });
+    // Everything after `--` is the command, its options included.
+    sub->add_option("command", options->command, "The program to run and its arguments (after --)")->required();
+    sub->callback([options, &context] { context.exit_code = run(*options, options->command); });
 }
 
 } // namespace iosig::cli

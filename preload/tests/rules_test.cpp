@@ -14,14 +14,14 @@ RuleSet load(std::string_view text) {
 }
 
 TEST(Rules, MostSpecificMatchWinsRegardlessOfOrder) {
-    const auto rules = load(R"(rules:
+    const auto rules = load(R"y(rules:
   - match: "*.h5"
     sig: "sequential"
   - match: "/scratch/**/ckpt-*.h5"
     sig: "sequential persist size-per-IO(64M) totalsize(20G)"
   - match: "/scratch/run1/ckpt-7.h5"
     sig: "random temp"
-)");
+)y");
     const Rule* r = rules.match("/scratch/run1/ckpt-7.h5");
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->pattern.text(), "/scratch/run1/ckpt-7.h5");
@@ -35,12 +35,12 @@ TEST(Rules, MostSpecificMatchWinsRegardlessOfOrder) {
 }
 
 TEST(Rules, EqualSpecificityKeepsFileOrder) {
-    const auto rules = load(R"(rules:
+    const auto rules = load(R"y(rules:
   - match: "/d/*.a"
     sig: "temp"
   - match: "/d/x.*"
     sig: "persist"
-)");
+)y");
     const Rule* r = rules.match("/d/x.a");
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->pattern.text(), "/d/*.a");
@@ -54,14 +54,14 @@ TEST(Rules, RulesWithoutSignatureOnlyTrack) {
 }
 
 TEST(Rules, ExclusionsAndOptions) {
-    const auto rules = load(R"(exclude: ["/scratch/keep/**"]
+    const auto rules = load(R"y(exclude: ["/scratch/keep/**"]
 options:
   keep_global: true
   min_free: 16M
 rules:
   - match: "/scratch/**"
     sig: "temp"
-)");
+)y");
     EXPECT_TRUE(rules.excluded("/scratch/keep/a"));
     EXPECT_FALSE(rules.excluded("/scratch/other/a"));
     EXPECT_TRUE(rules.options().keep_global);

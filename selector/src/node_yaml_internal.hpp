@@ -15,6 +15,10 @@
 #include "iosig/node.hpp"
 #include "iosig/node_yaml.hpp"
 
+namespace YAML {
+class Emitter;
+}
+
 namespace iosig::node_yaml_detail {
 
 class Diagnostics {
@@ -53,8 +57,14 @@ struct TreeEntry {
     Tree value;
 };
 
-// Parses one YAML document. Syntax errors, duplicate keys, non-scalar keys, excessive nesting (alias
-// cycles) and more than one document become diagnostics; returns false then. Never throws.
+// A Tree as YAML text in block style, tags and quoting kept (how `calibration` maps are stored), and
+// the same written into an emitter (how to_yaml writes them back).
+std::string tree_to_yaml(const Tree& tree);
+void emit_tree(YAML::Emitter& out, const Tree& tree);
+
+// Parses one YAML document. Syntax errors, duplicate keys, non-scalar keys, alias cycles, excessive
+// nesting or alias expansion and more than one document become diagnostics; returns false then.
+// Never throws.
 bool parse_tree(std::string_view text, const std::string& file, Tree& out, Diagnostics& diagnostics);
 
 // Reports mounts listed twice in one file (they cannot be told apart when layering).

@@ -77,17 +77,16 @@ private:
     // `calibration_yaml` holds a YAML map; it is re-emitted as a nested map, not as a string.
     void calibration(const std::string& section, const std::string& text) {
         if (text.empty()) return;
-        YAML::Node parsed;
-        try {
-            parsed = YAML::Load(text);
-        } catch (const YAML::Exception&) {
-            parsed = YAML::Node(YAML::NodeType::Map);  // not YAML: keep the file loadable
-        }
+        node_yaml_detail::Diagnostics ignored;
+        node_yaml_detail::Tree tree;
+        if (!node_yaml_detail::parse_tree(text, "calibration", tree, ignored) ||
+            tree.kind != node_yaml_detail::Tree::Kind::map)
+            tree = node_yaml_detail::Tree{node_yaml_detail::Tree::Kind::map};  // keep the file loadable
         key(section + ".calibration", "calibration");
-        if (parsed.IsMap() && parsed.size() == 0)
+        if (tree.entries.empty())
             out_ << YAML::Flow << YAML::BeginMap << YAML::EndMap;
         else
-            out_ << parsed;
+            node_yaml_detail::emit_tree(out_, tree);
     }
 
     void write_node_section() {

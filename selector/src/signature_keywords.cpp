@@ -35,6 +35,32 @@ constexpr std::array<Keyword, 12> table{{
     {"tamperproof", "tamperproof", Slot::tamperproof, 0, ValueKind::none, "tamperproof"},
 }};
 
+// The keywords without '-' ("sizeperio"), for matching respellings; same order as `table`.
+constexpr std::array<std::string_view, table.size()> squeezed{
+    "global",    "local",     "random", "sequential",   "persist", "temp",
+    "sizeperio", "totalsize", "mttdl",  "availability", "archive", "tamperproof"};
+
+// `squeezed` must stay in step with `table`.
+constexpr bool same_without_hyphens(std::string_view with, std::string_view without) {
+    std::size_t j = 0;
+    for (char c : with) {
+        if (c == '-') continue;
+        if (j >= without.size() || without[j] != c) return false;
+        ++j;
+    }
+    return j == without.size();
+}
+constexpr bool squeezed_matches_table() {
+    for (std::size_t i = 0; i < table.size(); ++i)
+        if (!same_without_hyphens(table[i].canonical, squeezed[i])) return false;
+    return true;
+}
+static_assert(squeezed_matches_table());
+
+std::size_t index_of(const Keyword& keyword) {
+    return static_cast<std::size_t>(&keyword - table.data());
+}
+
 struct Synonym {
     std::string_view word; // squeezed: lower case, no '-' or '_'
     std::string_view keyword;
@@ -112,18 +138,21 @@ const Keyword* find_keyword(std::string_view word) {
     return nullptr;
 }
 
-bool looks_like_keyword(std::string_view word) {
+const Keyword* find_respelled(std::string_view word) {
     const std::string key = spelling::squeeze(word);
-    for (const Keyword& keyword : table)
-        if (spelling::squeeze(keyword.canonical) == key) return true;
-    return false;
+    for (std::size_t i = 0; i < table.size(); ++i)
+        if (squeezed[i] == key) return &table[i];
+    return nullptr;
+}
+
+bool looks_like_keyword(std::string_view word) {
+    return find_respelled(word) != nullptr;
 }
 
 const Keyword* suggest_keyword(std::string_view word, bool takes_value) {
     const std::string key = spelling::squeeze(word);
     if (key.empty()) return nullptr;
-    for (const Keyword& keyword : table)
-        if (spelling::squeeze(keyword.canonical) == key) return &keyword;
+    if (const Keyword* keyword = find_respelled(key)) return keyword;
     for (const Synonym& synonym : synonyms)
         if (synonym.word == key) return by_canonical(synonym.keyword);
 
@@ -132,20 +161,19 @@ const Keyword* suggest_keyword(std::string_view word, bool takes_value) {
     for (bool require_arity : {true, false}) {
         for (const Keyword& keyword : table) {
             if (require_arity && !arity_matches(keyword, takes_value)) continue;
-            const std::string name = spelling::squeeze(keyword.canonical);
+            const std::string_view name = squeezed[index_of(keyword)];
             if ((key.size() >= 3 && name.starts_with(key)) ||
                 (key.starts_with(name) && key.size() <= name.size() + 4))
                 return &keyword;
         }
-        std::vector<std::string> names;
+        std::vector<std::string_view> names;
         std::vector<const Keyword*> owners;
         for (const Keyword& keyword : table) {
             if (require_arity && !arity_matches(keyword, takes_value)) continue;
-            names.push_back(spelling::squeeze(keyword.canonical));
+            names.push_back(squeezed[index_of(keyword)]);
             owners.push_back(&keyword);
         }
-        const std::vector<std::string_view> views(names.begin(), names.end());
-        if (const auto index = spelling::closest(key, views)) return owners[*index];
+        if (const auto index = spelling::closest(key, names)) return owners[*index];
     }
     return nullptr;
 }

@@ -44,7 +44,9 @@ const Keyword* find_keyword(std::string_view word);
 // followed by a parenthesised value, which favours keywords that take one.
 const Keyword* suggest_keyword(std::string_view word, bool takes_value);
 
-// Whether the word is a keyword once case, '-' and '_' are ignored (so it cannot be a NAME).
+// The keyword `word` spells once case, '-', '_' and blanks are ignored ("Size_Per_IO"), or nullptr.
+const Keyword* find_respelled(std::string_view word);
+// Whether find_respelled finds a keyword (such a word cannot be a NAME).
 bool looks_like_keyword(std::string_view word);
 
 // A human description of the expected value: "a size such as 16M".

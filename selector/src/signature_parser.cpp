@@ -302,8 +302,7 @@ std::optional<Parser::SpelledApart> Parser::spelled_apart(const Word& word) cons
         while (end < text_.size() && (is_word_char(text_[end]) || text_[end] == '-'))
             ++end;
         joined += spelling::squeeze(text_.substr(next, end - next));
-        for (const Keyword& keyword : keywords())
-            if (spelling::squeeze(keyword.canonical) == joined) return SpelledApart{&keyword, end};
+        if (const Keyword* keyword = find_respelled(joined)) return SpelledApart{keyword, end};
         at = end;
     }
     return std::nullopt;

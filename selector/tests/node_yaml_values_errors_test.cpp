@@ -33,8 +33,14 @@ devices:
 
 TEST(NodeYamlSyntax, OneDocumentPerFile) {
     EXPECT_EQ(only_error("node: {name: a}\n---\nnode: {name: b}\n"),
-              "node.yaml:3:1: error: a node file holds one YAML document; give several files to "
+              "node.yaml:2:1: error: a node file holds one YAML document; give several files to "
               "layer them");
+}
+
+// yaml-cpp 0.7 reports "," as an endless series of empty documents (its issue #1040).
+TEST(NodeYamlSyntax, AStrayFlowIndicatorIsASyntaxErrorNotAHang) {
+    EXPECT_EQ(only_error(","), "node.yaml:1:1: error: YAML syntax: unexpected ','");
+    EXPECT_EQ(only_error("# comment\n\n  ,\n"), "node.yaml:3:3: error: YAML syntax: unexpected ','");
 }
 
 TEST(NodeYamlSyntax, KeysMustBeNames) {

@@ -48,7 +48,8 @@ std::optional<Glob> Glob::compile(std::string_view pattern, GlobError* error) {
     // A relative pattern matches at any directory boundary of the absolute path.
     if (pattern.front() != '/') {
         glob.tokens_.push_back({Kind::literal, '/'});
-        glob.tokens_.push_back({Kind::double_star_slash});
+        glob.tokens_.push_back({Kind::directories_entry});
+        glob.tokens_.push_back({Kind::directories_body});
     }
     for (std::size_t i = 0; i < pattern.size(); ++i) {
         const char c = pattern[i];
@@ -57,13 +58,14 @@ std::optional<Glob> Glob::compile(std::string_view pattern, GlobError* error) {
             if (i + 1 < pattern.size() && pattern[i + 1] == '*') {
                 // `**/` at the start of a component may also match zero directories.
                 if (at_component_start && i + 2 < pattern.size() && pattern[i + 2] == '/') {
-                    glob.tokens_.push_back({Kind::double_star_slash});
+                    glob.tokens_.push_back({Kind::directories_entry});
+                    glob.tokens_.push_back({Kind::directories_body});
                     i += 2;
                 } else {
                     glob.tokens_.push_back({Kind::double_star});
                     i += 1;
+                    while (i + 1 < pattern.size() && pattern[i + 1] == '*') ++i;  // `***` = `**`
                 }
-                while (i + 1 < pattern.size() && pattern[i + 1] == '*') ++i;  // `***` = `**`
             } else {
                 glob.tokens_.push_back({Kind::star});
             }
@@ -121,8 +123,12 @@ bool Glob::matches(std::string_view path) const noexcept {
         for (std::size_t i = 0; i < n; ++i) {
             if (!set.test(i)) continue;
             const Kind kind = tokens_[i].kind;
-            if (kind == Kind::star || kind == Kind::double_star || kind == Kind::double_star_slash)
+            if (kind == Kind::star || kind == Kind::double_star) {
                 set.set(i + 1);
+            } else if (kind == Kind::directories_entry) {
+                set.set(i + 1);  // into the body
+                set.set(i + 2);  // or past it: no directory at all
+            }
         }
     };
     StateSet current;
@@ -150,7 +156,9 @@ bool Glob::matches(std::string_view path) const noexcept {
             case Kind::double_star:
                 next.set(i);
                 break;
-            case Kind::double_star_slash:
+            case Kind::directories_entry:
+                break;  // only epsilon moves
+            case Kind::directories_body:
                 next.set(i);
                 if (c == '/') next.set(i + 1);
                 break;

@@ -37,7 +37,9 @@ public:
     std::size_t wildcard_count() const { return wildcards_; }
 
 private:
-    enum class Kind : std::uint8_t { literal, any_char, star, double_star, double_star_slash, char_class };
+    // `**/` is two tokens: an entry that may skip it (zero directories) and a body that loops over
+    // any character and leaves only after a '/'.
+    enum class Kind : std::uint8_t { literal, any_char, star, double_star, directories_entry, directories_body, char_class };
     struct Token {
         Kind kind;
         unsigned char ch = 0;

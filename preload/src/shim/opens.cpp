@@ -1,6 +1,7 @@
 // The open entry points behind wrap_open.c and runtime_api.c: open family, stdio opens, mkstemp and
 // iosig_prepare_path. Each decides, maybe redirects, else makes the original call, and tracks.
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <string>
@@ -76,7 +77,24 @@ struct Decision {
     RedirectResult redirect;
     bool concerned = false;
     bool existed = true;
+    std::string earlier_staged;  // the path is a symlink to data an earlier redirection staged
+    std::string earlier_mount;
 };
+
+// A tracked path that is our symlink: its data's location, so that reports join both opens.
+void find_earlier_redirection(const Process& p, int dirfd, const char* path, Decision& d) {
+    struct stat st{};
+    if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) return;
+    char target[PATH_MAX];
+    const ssize_t n = readlinkat(dirfd, path, target, sizeof target - 1);
+    if (n <= 0 || target[0] != '/') return;
+    target[n] = '\0';
+    const std::string needle = "/" + preload::staging_user_dir_name(p.uid) + "/";
+    const char* at = std::strstr(target, needle.c_str());
+    if (at == nullptr) return;
+    d.earlier_staged = target;
+    d.earlier_mount.assign(target, static_cast<std::size_t>(at - target));
+}
 
 // Decide and redirect if asked (runs guarded).
 void decide_and_redirect(Process& p, Decision& d, int dirfd, const char* path, int flags, mode_t mode,
@@ -88,6 +106,7 @@ void decide_and_redirect(Process& p, Decision& d, int dirfd, const char* path, i
             struct stat st{};
             d.existed = fstatat(dirfd, path, &st, 0) == 0;
         }
+        if (!d.redirect.redirected) find_earlier_redirection(p, dirfd, path, d);
         return true;
     });
 }
@@ -97,8 +116,12 @@ void track(const Decision& d, int fd, const char* api, int flags) {
         const Intent& intent = d.intent;
         FileIdentity id;
         id.path = intent.path.c_str();
-        id.staged = d.redirect.redirected ? d.redirect.staged.c_str() : nullptr;
-        id.mount = d.redirect.redirected ? d.redirect.mount.c_str() : nullptr;
+        id.staged = d.redirect.redirected ? d.redirect.staged.c_str()
+                    : d.earlier_staged.empty() ? nullptr
+                                               : d.earlier_staged.c_str();
+        id.mount = d.redirect.redirected ? d.redirect.mount.c_str()
+                   : d.earlier_mount.empty() ? nullptr
+                                             : d.earlier_mount.c_str();
         id.rule = intent.rule ? intent.rule->pattern.text().c_str() : nullptr;
         std::string where;
         if (intent.rule) {
@@ -109,6 +132,7 @@ void track(const Decision& d, int fd, const char* api, int flags) {
         id.signature = intent.signature ? intent.signature_text.c_str() : nullptr;
         id.source = intent.source;
         std::string placement = d.redirect.placement;
+        if (!d.earlier_staged.empty()) placement = "redirected earlier: the data is on " + d.earlier_mount;
         if (placement.empty())
             placement = !intent.signature ? "tracked (the rule gives no signature)"
                         : intent.creating ? "exists: not redirected"

@@ -259,6 +259,14 @@ __attribute__((constructor)) static void iosig_loaded(void) {
             // Children (fork/exec) inherit the job through the environment.
             setenv(iosig::preload::env::job, job.c_str(), 0);
             setenv(iosig::preload::env::run, job.c_str(), 0);
+            const char* report = std::getenv(iosig::preload::env::report);
+            const std::string report_path =
+                report && *report ? std::string(report)
+                                  : iosig::preload::job_layout(iosig::preload::default_state_dir(),
+                                                               iosig::preload::job_from_environment())
+                                        .reports;
+            remember_report_identity(std::getenv(iosig::preload::env::job), std::getenv(iosig::preload::env::run),
+                                     report_path.c_str());
             pthread_atfork(fork_prepare, fork_parent, fork_child);
             if (job_inherited) adopt_inherited_descriptors(job);
         } catch (...) {
@@ -267,10 +275,8 @@ __attribute__((constructor)) static void iosig_loaded(void) {
     --iosig_reentry;
 }
 
-__attribute__((destructor)) static void iosig_unloading(void) {
-    ++iosig_reentry;
-    write_process_report(false);
-    --iosig_reentry;
-}
+__attribute__((destructor)) static void iosig_unloading(void) { write_process_report(ReportMoment::exit); }
+
+IOSIG_HIDDEN void iosig_exiting(void) { write_process_report(ReportMoment::exit); }
 
 } // extern "C"

@@ -116,7 +116,9 @@ IOSIG_HIDDEN void *iosig_resolve(void **slot, const char *name);
     X(int, execvp, (const char *, char *const[]))                                                   \
     X(int, execvpe, (const char *, char *const[], char *const[]))                                   \
     X(int, fexecve, (int, char *const[], char *const[]))                                            \
-    X(int, execveat, (int, const char *, char *const[], char *const[], int))
+    X(int, execveat, (int, const char *, char *const[], char *const[], int))                        \
+    X(void, _exit, (int))                                                                           \
+    X(void, _Exit, (int))
 
 #define IOSIG_DECLARE_REAL(ret, name, params) IOSIG_HIDDEN extern ret(*iosig_real_##name) params;
 IOSIG_REAL_FUNCTIONS(IOSIG_DECLARE_REAL)

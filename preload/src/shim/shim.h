@@ -46,8 +46,8 @@ enum iosig_family {
 #define IOSIG_AT_CURSOR (-1LL) /* the descriptor's file position */
 #define IOSIG_AT_STREAM (-2LL) /* a stdio stream: sequential unless it was repositioned */
 
-/* Start of a sampled call timing: non-zero one call in IOSIG_TIME_SAMPLE per thread. */
-IOSIG_HIDDEN uint64_t iosig_clock_sample(void);
+/* Start of a sampled call timing: non-zero for one call in 64 per thread, and for a file's first. */
+IOSIG_HIDDEN uint64_t iosig_clock_sample(struct iosig_file *file);
 /* Unsampled start (rare, slow calls: fsync, flush). */
 IOSIG_HIDDEN uint64_t iosig_clock_now(void);
 /* A flush of a tracked stream: counted with its time, not its bytes. */
@@ -99,6 +99,8 @@ IOSIG_HIDDEN int iosig_rename_call(int olddirfd, const char *oldpath, int newdir
 /* The image is about to be replaced by exec: write this process's report now. */
 IOSIG_HIDDEN void iosig_before_exec(void);
 IOSIG_HIDDEN void iosig_exec_failed(void);
+/* The process ends through _exit/_Exit: write its report. */
+IOSIG_HIDDEN void iosig_exiting(void);
 
 /* ENOSPC on a redirected descriptor: move the file home and return the descriptor to retry on, or
  * -1 to let the error through (see docs/preload.md, "When a destination fills up"). */

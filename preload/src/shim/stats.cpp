@@ -214,9 +214,12 @@ using namespace iosig::shim;
 
 extern "C" {
 
-IOSIG_HIDDEN uint64_t iosig_clock_sample(void) {
-    if (sample_counter++ % time_sample_period != 0) return 0;
-    return monotonic_ns() | 1U;
+IOSIG_HIDDEN uint64_t iosig_clock_sample(iosig_file* file) {
+    if (sample_counter++ % time_sample_period == 0 ||
+        (file->owner.timed_calls.load(std::memory_order_relaxed) == 0 &&
+         file->shared.timed_calls.load(std::memory_order_relaxed) == 0))
+        return monotonic_ns() | 1U;
+    return 0;
 }
 
 IOSIG_HIDDEN uint64_t iosig_clock_now(void) { return monotonic_ns() | 1U; }
@@ -226,7 +229,8 @@ IOSIG_HIDDEN void iosig_count_write(iosig_file* file, iosig_family family, long 
     bool mine = false;
     CounterSet& set = counters_for(*file, mine);
     if (result < 0) {
-        add(set.errors, 1, mine);
+        // copy_file_range/sendfile/splice failing is how programs probe for them: not an error.
+        if (family != IOSIG_FAMILY_COPY) add(set.errors, 1, mine);
         return;
     }
     const auto bytes = static_cast<std::uint64_t>(result);

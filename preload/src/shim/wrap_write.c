@@ -21,7 +21,7 @@
     IOSIG_EXPORT ret name params {                                                                  \
         struct iosig_file *file = iosig_tracked_fd(fd);                                             \
         if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(name) call;                                  \
-        const uint64_t started = iosig_clock_sample();                                              \
+        const uint64_t started = iosig_clock_sample(file);                                              \
         ret result = IOSIG_REAL(name) call;                                                         \
         IOSIG_RETRY_ON_ENOSPC(file, fd, result, IOSIG_REAL(name) call)                              \
         if (file) iosig_count_write(file, family, offset, (long long)result, started);              \
@@ -61,7 +61,7 @@ IOSIG_EXPORT ssize_t copy_file_range(int in, off64_t *in_offset, int out, off64_
     if (IOSIG_LIKELY(file == 0))
         return IOSIG_REAL(copy_file_range)(in, in_offset, out, out_offset, n, flags);
     const long long offset = IOSIG_COPY_OFFSET(out_offset);
-    const uint64_t started = iosig_clock_sample();
+    const uint64_t started = iosig_clock_sample(file);
     const ssize_t result = IOSIG_REAL(copy_file_range)(in, in_offset, out, out_offset, n, flags);
     iosig_count_write(file, IOSIG_FAMILY_COPY, offset, result, started);
     return result;
@@ -70,7 +70,7 @@ IOSIG_EXPORT ssize_t copy_file_range(int in, off64_t *in_offset, int out, off64_
 IOSIG_EXPORT ssize_t sendfile(int out, int in, off_t *in_offset, size_t n) {
     struct iosig_file *file = iosig_tracked_fd(out);
     if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(sendfile)(out, in, in_offset, n);
-    const uint64_t started = iosig_clock_sample();
+    const uint64_t started = iosig_clock_sample(file);
     const ssize_t result = IOSIG_REAL(sendfile)(out, in, in_offset, n);
     iosig_count_write(file, IOSIG_FAMILY_COPY, IOSIG_AT_CURSOR, result, started);
     return result;
@@ -79,7 +79,7 @@ IOSIG_EXPORT ssize_t sendfile(int out, int in, off_t *in_offset, size_t n) {
 IOSIG_EXPORT ssize_t sendfile64(int out, int in, off64_t *in_offset, size_t n) {
     struct iosig_file *file = iosig_tracked_fd(out);
     if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(sendfile64)(out, in, in_offset, n);
-    const uint64_t started = iosig_clock_sample();
+    const uint64_t started = iosig_clock_sample(file);
     const ssize_t result = IOSIG_REAL(sendfile64)(out, in, in_offset, n);
     iosig_count_write(file, IOSIG_FAMILY_COPY, IOSIG_AT_CURSOR, result, started);
     return result;
@@ -90,7 +90,7 @@ IOSIG_EXPORT ssize_t splice(int in, off64_t *in_offset, int out, off64_t *out_of
     struct iosig_file *file = iosig_tracked_fd(out);
     if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(splice)(in, in_offset, out, out_offset, n, flags);
     const long long offset = IOSIG_COPY_OFFSET(out_offset);
-    const uint64_t started = iosig_clock_sample();
+    const uint64_t started = iosig_clock_sample(file);
     const ssize_t result = IOSIG_REAL(splice)(in, in_offset, out, out_offset, n, flags);
     iosig_count_write(file, IOSIG_FAMILY_COPY, offset, result, started);
     return result;

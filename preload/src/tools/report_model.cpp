@@ -27,14 +27,15 @@ void keep_first(std::string& field, const json& value) {
 }
 
 void merge_entry(FileSummary& summary, const json& entry, long pid) {
-    const bool inherited = flag_of(entry, "inherited");
-    // The entry of the process that opened the file describes it; inherited ones only add counts.
-    if (!inherited || summary.path.empty()) {
-        if (!inherited) {
-            summary.path = text_of(entry["path"]);
-            summary.placement = text_of(entry["placement"]);
-            summary.source = text_of(entry["source"]);
-        }
+    // The entry of the open that created the file describes it; other opens only add counts.
+    const bool creator = flag_of(entry, "created") && !flag_of(entry, "inherited");
+    if (creator && !summary.described_by_creator) {
+        summary.described_by_creator = true;
+        summary.path = text_of(entry["path"]);
+        summary.placement = text_of(entry["placement"]);
+        summary.source = text_of(entry["source"]);
+    }
+    if (!flag_of(entry, "inherited")) {
         keep_first(summary.path, entry["path"]);
         keep_first(summary.placement, entry["placement"]);
     }

@@ -29,6 +29,7 @@ struct FileSummary {
     std::uint64_t max_extent = 0, final_size = 0;
     std::int64_t open_ns = 0, close_ns = 0;
     std::vector<long> pids;
+    bool described_by_creator = false;  // path/placement come from the open that created the file
 
     std::uint64_t total_ops() const;
     std::uint64_t total_bytes() const;

@@ -21,6 +21,12 @@ std::uint64_t median_call_size(const FileSummary& f) {
     return 0;
 }
 
+// A histogram bucket [2^k, 2^(k+1)) in words.
+std::string size_class(std::uint64_t lower) {
+    if (lower == 0) return "0 B";
+    return human_size(static_cast<double>(lower)) + "-" + human_size(static_cast<double>(lower * 2));
+}
+
 std::string families(const FileSummary& f) {
     std::string text;
     for (const auto& [family, calls] : f.ops) {
@@ -52,7 +58,7 @@ std::string render_table(const JobReport& report) {
         const auto calls = f.total_ops();
         row("written", fmt::format("{} in {} call{}: {}{}", human_size(static_cast<double>(f.total_bytes())), calls,
                                    calls == 1 ? "" : "s", families(f),
-                                   calls ? ", median call " + human_size(static_cast<double>(median_call_size(f))) : ""));
+                                   calls ? ", median call " + size_class(median_call_size(f)) : ""));
         row("pattern", fmt::format("{} sequential ({} of {} calls), {} fsync{}{}, size {}{}",
                                    percent(f.sequential_fraction()), f.sequential, f.sequential + f.nonsequential,
                                    f.fsyncs, f.fsyncs == 1 ? "" : "s",

@@ -50,6 +50,7 @@ void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
             contested = true;
         }
         for (const Key k : shadow.evicted()) predicted_[e].put(k, 0);
+        mirror_[e] = shadow.evicted();
     }
     if (contested) ++epoch_contested_;
     if (!real_miss) return;
@@ -90,6 +91,8 @@ void WeightSharingPolicy::end_epoch() {
     int best = static_cast<int>(state_.current); // ties keep the current expert
     for (int e = 0; e < expert_count; ++e)
         if (weight_[e] > weight_[best]) best = e;
+    static const double hyst = getenv("WS_H") ? atof(getenv("WS_H")) : 1.0;
+    if (weight_[best] < hyst * weight_[static_cast<int>(state_.current)]) best = static_cast<int>(state_.current);
     if (best != static_cast<int>(state_.current)) ++state_.switches;
     state_.current = static_cast<Expert>(best);
     ++state_.epochs;
@@ -106,6 +109,15 @@ void WeightSharingPolicy::on_hit(Slot slot, const Access& access) {
 void WeightSharingPolicy::on_miss(const Access& access) { observe(access, true); }
 
 Slot WeightSharingPolicy::choose_victim(const Access&) {
+    static const bool mirror = getenv("WS_MIRROR") != nullptr;
+    if (mirror) {
+        auto& m = mirror_[static_cast<int>(state_.current)];
+        while (!m.empty()) {
+            const Key k = m.back();
+            m.pop_back();
+            if (const std::uint32_t* s = slot_of_.find(k)) return *s;
+        }
+    }
     switch (state_.current) {
     case Expert::lru: return lru_.back();
     case Expert::lfu: return lfu_.min();
@@ -131,6 +143,7 @@ void WeightSharingPolicy::on_insert(Slot slot, const Access& access) {
     size_of_[slot] = access.size;
     std::uint64_t freq = 1;
     if (auto g = frequency_history_.take(access.key)) freq = g->freq + 1;
+    slot_of_.put(access.key, slot);
     lru_.push_front(slot);
     lfu_.insert(slot, freq);
     random_.insert(slot);
@@ -138,6 +151,7 @@ void WeightSharingPolicy::on_insert(Slot slot, const Access& access) {
 }
 
 void WeightSharingPolicy::remove_resident(Slot slot) {
+    slot_of_.erase(key_of_[slot]);
     lru_.unlink(slot);
     lfu_.erase(slot);
     random_.erase(slot);

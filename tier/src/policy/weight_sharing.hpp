@@ -43,6 +43,8 @@ private:
     std::vector<Key> key_of_;
     std::vector<std::uint64_t> size_of_;
     GhostList frequency_history_;
+    FlatMap slot_of_;
+    std::array<std::vector<Key>, expert_count> mirror_;
     std::size_t resident_ = 0;
 
     std::array<CacheModel, expert_count> shadow_;
