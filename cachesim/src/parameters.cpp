@@ -101,6 +101,7 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
     r.need_positive(perf.seq_write_bw, p.device_write_bw, dev_key + ".seq_write_bw");
     p.writeback_bw = p.device_write_bw;
     if (const auto wb = stored_writeback_bandwidth(*device)) p.writeback_bw = *wb;
+    if (const auto q = stored_completion_quantum(*device)) p.sync_completion_quantum = *q;
 
     if (method == Method::direct) {
         // Eq. 2's fixed cost: the device's per-call latency as measured through O_DIRECT, else the
@@ -152,20 +153,38 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
     return out;
 }
 
-std::optional<double> stored_writeback_bandwidth(const Device& device) {
+namespace {
+
+std::optional<std::string> calibration_value(const Device& device, const char* key) {
     if (device.calibration_yaml.empty()) return std::nullopt;
     try {
-        const YAML::Node root = YAML::Load(device.calibration_yaml);
-        const YAML::Node value = root["cachesim"]["writeback_bw"];
-        if (!value || !value.IsScalar()) return std::nullopt;
-        const auto bw = parse_bandwidth(value.Scalar());
-        if (bw && *bw.value > 0) return bw.value;
+        const YAML::Node value = YAML::Load(device.calibration_yaml)["cachesim"][key];
+        if (value && value.IsScalar()) return value.Scalar();
     } catch (const YAML::Exception&) {
     }
     return std::nullopt;
 }
 
-void store_writeback_bandwidth(Device& device, double bytes_per_second) {
+} // namespace
+
+std::optional<double> stored_writeback_bandwidth(const Device& device) {
+    const auto text = calibration_value(device, "writeback_bw");
+    if (!text) return std::nullopt;
+    const auto bw = parse_bandwidth(*text);
+    if (bw && *bw.value > 0) return bw.value;
+    return std::nullopt;
+}
+
+std::optional<double> stored_completion_quantum(const Device& device) {
+    const auto text = calibration_value(device, "sync_completion_quantum");
+    if (!text) return std::nullopt;
+    const auto seconds = parse_duration_seconds(*text);
+    if (seconds && *seconds.value > 0) return seconds.value;
+    return std::nullopt;
+}
+
+void store_device_calibration(Device& device, std::optional<double> writeback_bw,
+                              std::optional<double> completion_quantum) {
     YAML::Node root;
     try {
         if (!device.calibration_yaml.empty()) root = YAML::Load(device.calibration_yaml);
@@ -173,7 +192,8 @@ void store_writeback_bandwidth(Device& device, double bytes_per_second) {
         root = YAML::Node();
     }
     if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
-    root["cachesim"]["writeback_bw"] = fmt::format("{:.0f}", bytes_per_second);
+    if (writeback_bw) root["cachesim"]["writeback_bw"] = fmt::format("{:.0f}", *writeback_bw);
+    if (completion_quantum) root["cachesim"]["sync_completion_quantum"] = format_duration(*completion_quantum);
     YAML::Emitter out;
     out << YAML::Flow << root;
     device.calibration_yaml = out.c_str();
@@ -206,7 +226,8 @@ void store_parameters(Node& node, std::string_view device_name, const MeasuredPa
         set_perf(d.performance.seq_read_bw, m.device_read_bw, "seq_read_bw");
         set_perf(d.performance.seek_latency, m.seek_latency, "seek_latency");
         set_perf(d.performance.op_latency, m.op_latency, "op_latency");
-        if (m.writeback_bw) store_writeback_bandwidth(d, *m.writeback_bw);
+        if (m.writeback_bw || m.sync_completion_quantum)
+            store_device_calibration(d, m.writeback_bw, m.sync_completion_quantum);
     }
 }
 

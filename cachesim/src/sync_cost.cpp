@@ -39,6 +39,11 @@ double sync_total_cost(const ModelParameters& p, std::span<const double> sizes,
     return total;
 }
 
+double quantize_completion(double cost, double quantum) {
+    if (quantum <= 0) return cost;
+    return std::max(1.0, std::ceil(cost / quantum - 0.05)) * quantum;
+}
+
 SyncWriteSequence::SyncWriteSequence(const ModelParameters& p, bool direct,
                                      std::uint64_t existing_file_size)
     : p_(p), direct_(direct), existing_size_(existing_file_size) {}
@@ -48,7 +53,7 @@ double SyncWriteSequence::write(std::uint64_t offset, std::uint64_t size) {
     first_ = false;
     next_offset_ = offset + size;
     const double s = static_cast<double>(size);
-    if (direct_) return direct_sync_write_cost(p_, s, random);
+    if (direct_) return quantize_completion(direct_sync_write_cost(p_, s, random), p_.sync_completion_quantum);
     // The partial last block holds old data only inside the file's previous extent; what this
     // sequence wrote itself stays in the page cache (ignoring reclaim), so only blocks beyond the
     // highest offset written so far and below the old size need a read.
@@ -56,7 +61,7 @@ double SyncWriteSequence::write(std::uint64_t offset, std::uint64_t size) {
     const std::uint64_t last_block_start = (offset + size - 1) / block * block;
     const bool read = last_block_start < existing_size_ && last_block_start >= written_high_;
     written_high_ = std::max(written_high_, offset + size);
-    return sync_write_cost(p_, s, random, read);
+    return quantize_completion(sync_write_cost(p_, s, random, read), p_.sync_completion_quantum);
 }
 
 } // namespace iosig::cachesim

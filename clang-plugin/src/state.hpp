@@ -54,6 +54,7 @@ public:
     clang::DiagnosticBuilder not_rewritable(clang::SourceLocation at);  // %0: why
     clang::DiagnosticBuilder internal_error(clang::SourceLocation at);  // %0: what
     clang::DiagnosticBuilder argument_error(clang::SourceLocation at);  // %0: what
+    clang::DiagnosticBuilder pragma_typo(clang::SourceLocation at);     // %0: written, %1: meant
     clang::DiagnosticBuilder rewritten(clang::SourceLocation at);       // %0: callee, %1: signature
     // -Wiosig-unused-sig; nullopt when the warning is off. %0: the reason.
     std::optional<clang::DiagnosticBuilder> unused_sig(clang::SourceLocation at, WarningLevel level);
@@ -63,7 +64,7 @@ public:
 private:
     clang::DiagnosticsEngine& engine_;
     unsigned signature_error_, redefinition_, previous_definition_, second_sig_, previous_sig_,
-        next_statement_, not_rewritable_, internal_error_, argument_error_, rewritten_, unused_warning_,
+        next_statement_, not_rewritable_, internal_error_, argument_error_, pragma_typo_, rewritten_, unused_warning_,
         unused_error_;
 };
 

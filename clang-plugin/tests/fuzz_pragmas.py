@@ -6,7 +6,8 @@ of a statement that opens a file, compiles them to LLVM IR with the plugin (rema
   - the compiler never crashes (exit status 0 or 1, no stack dump, no internal error);
   - every error or warning points at a pragma line;
   - every `#pragma sig` line either has an error on its line, or its statement's open was rewritten
-    (a remark on the next line) - never both, never neither.
+    (a remark on the next line) - never both, never neither;
+  - misspelt and recased directive names (`#pragma sgi ...`, `#pragma SIG ...`) as well.
 
 usage: fuzz_pragmas.py --clang CLANG --plugin PLUGIN [--seed N] [--files N] [--lines N] [--workdir DIR]
 """
@@ -108,8 +109,17 @@ def generate(rng, lines):
            '    int fd = 0;']
     kinds = {}
     for _ in range(lines):
-        kind = 'sigdef' if rng.random() < 0.2 else 'sig'
-        if kind == 'sigdef':
+        roll = rng.random()
+        kind = 'sigdef' if roll < 0.2 else 'name' if roll < 0.3 else 'sig'
+        if kind == 'name':
+            # A misspelt or recased directive keyword: a typo error, a case variant, or not ours.
+            name = mutate(rng, rng.choice(['sig', 'sigdef'])) if rng.random() < 0.7 else rng.choice(
+                ['SIG', 'Sig', 'SIGDEF', 'SigDef', 'sgi', 'sigdeff', 'sig_def'])
+            name = re.sub(r'[^A-Za-z0-9_]', '', name) or 'x'
+            out.append(f'#pragma {name} {sanitize(pragma_body(rng))}')
+            kinds[len(out)] = kind
+            out.append('    fd += open(p, 0);')
+        elif kind == 'sigdef':
             # sigdefs at function scope are allowed (the preprocessor knows no scopes).
             name = rng.choice(['ckpt', 'scratch', 'log', 'x', mutate(rng, 'ckpt'), ''])
             out.append(f'#pragma sigdef {sanitize(name + " " + pragma_body(rng))}')
@@ -148,7 +158,7 @@ def check(path, kinds, result):
         elif kind == 'remark':
             remarks.add(number)
     for number, kind in kinds.items():
-        if kind != 'sig':
+        if kind != 'sig':  # 'name' lines may be ours or not; they must only not crash
             continue
         rewritten = number + 1 in remarks
         if (number in errors) == rewritten:

@@ -25,6 +25,43 @@ struct Stop {
     std::string message;
 };
 
+// YAML text is Unicode; yaml-cpp passes invalid UTF-8 through on reading but replaces it on writing,
+// so accepting it would make a path or label change on its way through to_yaml.
+bool valid_utf8(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        std::size_t length = 0;
+        std::uint32_t code = 0;
+        if (byte < 0x80) {
+            ++i;
+            continue;
+        } else if ((byte & 0xE0) == 0xC0) {
+            length = 2;
+            code = byte & 0x1F;
+        } else if ((byte & 0xF0) == 0xE0) {
+            length = 3;
+            code = byte & 0x0F;
+        } else if ((byte & 0xF8) == 0xF0) {
+            length = 4;
+            code = byte & 0x07;
+        } else {
+            return false;
+        }
+        if (i + length > text.size()) return false;
+        for (std::size_t k = 1; k < length; ++k) {
+            const auto next = static_cast<unsigned char>(text[i + k]);
+            if ((next & 0xC0) != 0x80) return false;
+            code = (code << 6) | (next & 0x3F);
+        }
+        const std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))
+            return false;
+        i += length;
+    }
+    return true;
+}
+
 std::size_t count_values(const Tree& tree) {
     std::size_t n = 1;
     for (const Tree& item : tree.items) n += count_values(item);
@@ -77,6 +114,10 @@ public:
         tree.scalar = value;
         tree.tag = tag;
         tree.where = scalar_start(mark, tag);
+        if (!valid_utf8(value)) {
+            diagnostics_.error(tree.where, "text that is not valid UTF-8 (YAML files are UTF-8)");
+            tree.scalar.clear();
+        }
         add(std::move(tree), anchor, 1);
     }
 

@@ -81,7 +81,8 @@ private:
         node_yaml_detail::Tree tree;
         if (!node_yaml_detail::parse_tree(text, "calibration", tree, ignored) ||
             tree.kind != node_yaml_detail::Tree::Kind::map)
-            tree = node_yaml_detail::Tree{node_yaml_detail::Tree::Kind::map};  // keep the file loadable
+            tree = node_yaml_detail::Tree();  // not a map: keep the file loadable
+        tree.kind = node_yaml_detail::Tree::Kind::map;
         key(section + ".calibration", "calibration");
         if (tree.entries.empty())
             out_ << YAML::Flow << YAML::BeginMap << YAML::EndMap;

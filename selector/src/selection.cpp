@@ -80,6 +80,11 @@ struct MountSelector::PreparedMount {
     std::uint64_t available = 0;  // 0: unknown, not checked
     bool archive = false, tamperproof = false;
     std::string volatile_text, free_text, max_file_text;
+    std::string fixed_mttdl_text;  // "none (why)" or "1000 y (stated)": MTTDLs that do not depend on the size
+
+    std::string mttdl_text(double mttdl) const {
+        return fixed_mttdl_text.empty() ? describe_mttdl(mttdl, reliability.basis) : fixed_mttdl_text;
+    }
 };
 
 MountSelector::MountSelector(const Node& node) : node_(&node) {
@@ -90,6 +95,8 @@ MountSelector::MountSelector(const Node& node) : node_(&node) {
         p.sequential = eq3_parameters(node, m, AccessPattern::sequential);
         p.random = eq3_parameters(node, m, AccessPattern::random);
         p.reliability = prepare_mount_reliability(node, m);
+        if (p.reliability.kind != MountReliability::Kind::eq2)
+            p.fixed_mttdl_text = describe_mttdl(p.reliability.mttdl(0), p.reliability.basis);
         p.available = available_space(node, m);
         p.archive = m.archive || has_label(m, "archive");
         p.tamperproof = m.tamperproof || has_label(m, "tamperproof");
@@ -137,13 +144,13 @@ Selection MountSelector::select(const Signature& sig, const SelectionContext& co
             exclude(ExclusionReason::is_volatile, [&] { return p.volatile_text; });
         if (sig.mttdl_seconds && !(c.mttdl >= *sig.mttdl_seconds))
             exclude(ExclusionReason::mttdl_too_low,
-                    [&] { return demand.mttdl + describe_mttdl(c.mttdl, p.reliability.basis); });
+                    [&] { return demand.mttdl + p.mttdl_text(c.mttdl); });
         if (sig.availability) {
             const double loss = loss_probability(c.mttdl, context.job_lifetime);
             if (!(loss <= *sig.availability))
                 exclude(ExclusionReason::loss_too_likely, [&] {
-                    return demand.availability + fmt::format("{:.3g}", loss) + " (MTTDL " +
-                           describe_mttdl(c.mttdl, p.reliability.basis) + ")";
+                    return demand.availability + (loss >= 1 ? std::string("1") : fmt::format("{:.3g}", loss)) +
+                           " (MTTDL " + p.mttdl_text(c.mttdl) + ")";
                 });
         }
         if (sig.archive && !p.archive)

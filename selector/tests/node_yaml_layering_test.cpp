@@ -225,3 +225,24 @@ TEST_F(NodeYamlLayering, AMountPathTwiceInOneFileIsAnErrorEvenWhenLayering) {
                                          "this file (first at line 2); a later file may override "
                                          "it, one file may not"));
 }
+
+TEST(NodeYamlShippedConfigs, TheSiteOverridesExampleLayersOverThePaperNode) {
+    const auto result = load_node_files({IOSIG_SOURCE_DIR "/configs/paper-node.yaml",
+                                         IOSIG_SOURCE_DIR "/configs/site-overrides.example.yaml"});
+    ASSERT_TRUE(result.ok()) << all_diagnostics(result);
+    EXPECT_THAT(result.diagnostics, IsEmpty()) << all_diagnostics(result);
+    const Node& node = *result.node;
+    EXPECT_DOUBLE_EQ(*node.find_device("ssd0")->reliability.mttf, 2e6 * 3600);
+    EXPECT_EQ(node.provenance.at("devices.ssd0.reliability.mttf"), Provenance::user);
+    EXPECT_DOUBLE_EQ(*node.find_device("hdd0")->reliability.ber, 1e-14);
+    EXPECT_DOUBLE_EQ(*node.find_device("nfs0")->mttdl, 500 * seconds_per_year);
+    const Mount& hdd = *node.find_mount("/mnt/hdd");
+    EXPECT_TRUE(hdd.archive);
+    EXPECT_THAT(hdd.labels, ElementsAre("bulk", "archive-tier"));
+    EXPECT_EQ(hdd.device, "hdd0");  // untouched keys stay
+    EXPECT_TRUE(node.find_mount("/mnt/nfs")->tamperproof);
+    EXPECT_FALSE(node.find_mount("/mnt/nfs")->archive);
+    EXPECT_TRUE(node.find_mount("/mnt/nfs")->global);
+    EXPECT_EQ(node.find_mount("/mnt/raid1")->free_space, 3ull << 30);
+    EXPECT_EQ(node.mounts.size(), 5u);  // overrides add no mount
+}

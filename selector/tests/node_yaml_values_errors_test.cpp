@@ -43,13 +43,21 @@ TEST(NodeYamlSyntax, AStrayFlowIndicatorIsASyntaxErrorNotAHang) {
     EXPECT_EQ(only_error("# comment\n\n  ,\n"), "node.yaml:3:3: error: YAML syntax: unexpected ','");
 }
 
+TEST(NodeYamlSyntax, TextMustBeUtf8) {
+    EXPECT_EQ(only_error(std::string(minimal_node) + "    labels: [ok, \"caf\xe9\"]\n"),
+              "node.yaml:9:19: error: text that is not valid UTF-8 (YAML files are UTF-8)");
+    const Node node = load_ok(std::string(minimal_node) + "    labels: [caf\xc3\xa9]\n");
+    EXPECT_EQ(node.mounts[0].labels.at(0), "caf\xc3\xa9");
+}
+
 TEST(NodeYamlSyntax, KeysMustBeNames) {
     EXPECT_EQ(only_error("devices:\n  ? [a, b]\n  : {media: ssd}\n"),
               "node.yaml:2:5: error: a key must be a plain name, not a list or map");
 }
 
 TEST(NodeYamlSyntax, AliasCyclesAndAliasBombsAreRefused) {
-    EXPECT_THAT(only_error("devices: &a [*a]\n"), HasSubstr("nesting deeper than 64 levels"));
+    EXPECT_EQ(only_error("devices: &a [*a]\n"),
+              "node.yaml:1:14: error: an alias inside the value it refers to (a cycle)");
     std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
     for (int i = 1; i < 9; ++i)
         bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" +
@@ -57,6 +65,27 @@ TEST(NodeYamlSyntax, AliasCyclesAndAliasBombsAreRefused) {
                 ", *a" + std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
                 std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
     EXPECT_THAT(only_error(bomb), HasSubstr("more than 200000 values (alias expansion?)"));
+}
+
+TEST(NodeYamlSyntax, AliasChainsMayNotNestWithoutBound) {
+    std::string chain = "a0: &a0 [x]\n";
+    for (int i = 1; i < 100; ++i)
+        chain += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" +
+                 std::to_string(i - 1) + "]\n";
+    EXPECT_EQ(only_error(chain), "node.yaml:63:12: error: nesting deeper than 64 levels");
+}
+
+TEST(NodeYamlSyntax, AnchorsAndAliasesShareValues) {
+    const Node node = load_ok(R"(
+devices:
+  ssd0: &ssd {media: ssd, capacity: 240G, performance: &perf {seq_read_bw: 500M/s, seq_write_bw: 400M/s}}
+  ssd1: *ssd
+  md: {scheme: raid1, members: [ssd0, ssd1], performance: *perf}
+mounts:
+  - {path: /md, device: md}
+)");
+    EXPECT_EQ(node.find_device("ssd1")->capacity, 240ull << 30);
+    EXPECT_DOUBLE_EQ(node.find_device("md")->performance.seq_write_bw, 400.0 * (1 << 20));
 }
 
 TEST(NodeYamlSyntax, TheTopLevelIsAMapOfTheFourSections) {

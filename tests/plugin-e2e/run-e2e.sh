@@ -101,8 +101,10 @@ lab_preload | lab_linked | lab_unannotated)
     mounts=$lab_dir/mnt
     # The program's own directory is on the slow disk; the runtime may move annotated files away.
     place=$(mktemp -d "$mounts/hdd/plugin-e2e.XXXXXX")
-    trap 'rm -rf "$work" "$place"' EXIT
-    runtime_env=(IOSIG_CONFIG="$lab_dir/lab.yaml" IOSIG_STATE="$work/state" IOSIG_JOB="plugin-e2e-$$")
+    job=plugin-e2e-$$
+    # The runtime stages redirected files under MOUNT/.iosig-*/JOB: remove them with the test's files.
+    trap 'rm -rf "$work" "$place" "$mounts"/*/.iosig-*/"$job"' EXIT
+    runtime_env=(IOSIG_CONFIG="$lab_dir/lab.yaml" IOSIG_STATE="$work/state" IOSIG_JOB="$job")
     run plain "$place/plain"
     case $mode in
     lab_preload) run plugin "$place/runtime" LD_PRELOAD="$E2E_PRELOAD_LIB" "${runtime_env[@]}" ;;

@@ -48,14 +48,16 @@ lab)
     [[ -f $lab_dir/lab.yaml ]] || fail "no lab at $lab_dir"
     : "${PGM_PRELOAD_LIB:?} ${PGM_IOSIG_BIN:?}"
     place=$(mktemp -d "$lab_dir/mnt/hdd/pgm-test.XXXXXX")
-    trap 'rm -rf "$work" "$place"' EXIT
+    job=pgm-test-$$
+    # The runtime stages redirected files under MOUNT/.iosig-*/JOB: remove them with the test's files.
+    trap 'rm -rf "$work" "$place" "$lab_dir"/mnt/*/.iosig-*/"$job"' EXIT
     "$bin/pgm-gen" --width 4096 --size 8M "$work/in.pgm" >/dev/null
     hdd=$(df --output=target "$place" | tail -1)
     for run in "posterize seq" "divide ps1" "divide ps2" "shuffle ps3" "shuffle ps4" "divide none"; do
         read -r operation sig <<<"$run"
         reference=$("$bin/pgm-transform" "$operation" --sig "$sig" "$work/in.pgm" "$work/reference.pgm")
         line=$(env LD_PRELOAD="$PGM_PRELOAD_LIB" IOSIG_CONFIG="$lab_dir/lab.yaml" IOSIG_STATE="$work/state" \
-            IOSIG_JOB="pgm-test-$$" "$bin/pgm-transform-iosig" "$operation" --sig "$sig" "$work/in.pgm" \
+            IOSIG_JOB="$job" "$bin/pgm-transform-iosig" "$operation" --sig "$sig" "$work/in.pgm" \
             "$place/$operation-$sig.pgm")
         echo "$line"
         [[ $(field fnv1a "$line") == $(field fnv1a "$reference") ]] || fail "$operation $sig: output differs"

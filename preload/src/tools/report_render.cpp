@@ -75,7 +75,8 @@ std::string render_table(const JobReport& report) {
             timing += "; still open at exit";
         row("time", timing);
         std::string fate = f.deleted ? "deleted by the program" : f.relocated ? "moved home when the destination filled up" : "";
-        if (!f.finalized.empty()) fate += (fate.empty() ? "finalize: " : "; finalize: ") + f.finalized;
+        if (!f.finalized.empty() && f.finalized != fate)
+            fate += (fate.empty() ? "finalize: " : "; finalize: ") + f.finalized;
         if (!fate.empty()) row("fate", fate);
         std::string pids;
         for (const long pid : f.pids) pids += (pids.empty() ? "" : ", ") + std::to_string(pid);

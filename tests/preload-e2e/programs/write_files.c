@@ -3,7 +3,8 @@
  * -D_FILE_OFFSET_BITS=64 (calls open64, fopen64, pwrite64, ...).
  *
  *   write_files API PATH BYTES [CHUNK]
- *   API: open creat openat fopen fprintf pwrite writev mkstemp append reopen
+ *   API: open creat openat fopen fprintf pwrite random writev mkstemp append reopen
+ *   (random: pwrite of CHUNK-sized blocks in a scrambled order)
  * Byte i of the file is (i * 131 + 7) % 251, whatever the API. */
 #include <fcntl.h>
 #include <libgen.h>
@@ -27,7 +28,11 @@ static int fail(const char *what) {
 
 static int write_fd(int fd, unsigned long total, size_t chunk, int use_pwrite, int use_writev) {
     unsigned char *buffer = malloc(chunk);
-    for (unsigned long offset = 0; offset < total; offset += chunk) {
+    const unsigned long blocks = (total + chunk - 1) / chunk;
+    for (unsigned long k = 0; k < blocks; ++k) {
+        /* use_pwrite == 2: block k goes to (k * 7919) mod blocks, a permutation when blocks is not a
+         * multiple of 7919 */
+        const unsigned long offset = (use_pwrite == 2 ? (k * 7919) % blocks : k) * chunk;
         const size_t n = total - offset < chunk ? total - offset : chunk;
         fill(buffer, offset, n);
         ssize_t w;
@@ -59,7 +64,8 @@ int main(int argc, char **argv) {
     const unsigned long total = strtoul(argv[3], 0, 10);
     const size_t chunk = argc > 4 ? strtoul(argv[4], 0, 10) : 4096;
     int fd = -1;
-    if (strcmp(api, "open") == 0 || strcmp(api, "pwrite") == 0 || strcmp(api, "writev") == 0) {
+    if (strcmp(api, "open") == 0 || strcmp(api, "pwrite") == 0 || strcmp(api, "random") == 0 ||
+        strcmp(api, "writev") == 0) {
         fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
     } else if (strcmp(api, "creat") == 0) {
         fd = creat(path, 0644);
@@ -112,7 +118,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (fd < 0) return fail("open");
-    const int status = write_fd(fd, total, chunk, strcmp(api, "pwrite") == 0, strcmp(api, "writev") == 0);
+    const int pwrite_mode = strcmp(api, "pwrite") == 0 ? 1 : strcmp(api, "random") == 0 ? 2 : 0;
+    const int status = write_fd(fd, total, chunk, pwrite_mode, strcmp(api, "writev") == 0);
     if (close(fd) != 0) return fail("close");
     return status;
 }

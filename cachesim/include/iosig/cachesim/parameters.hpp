@@ -61,6 +61,8 @@ struct ModelParameters {
     double device_write_bw = 0;     // B_dev: synchronous write bandwidth of the device, B/s
     double device_read_bw = 0;      // B_read: for the read of a partial block (Eq. 3)
     double seek_latency = 0;        // L_seek, added to every non-sequential direct/sync write
+    double sync_completion_quantum = 0;  // s: synchronous writes complete on ticks of this length
+                                         // (a VM's timer-driven completions; 0 = continuous)
     double writeback_bw = 0;        // the flusher's write-back rate (default: device_write_bw)
     double dirty_ratelimit = kernel_initial_dirty_ratelimit;  // the kernel's per-device ratelimit
 
@@ -101,14 +103,17 @@ struct MeasuredParameters {
     std::optional<double> seek_latency;
     std::optional<double> op_latency;
     std::optional<double> writeback_bw;
+    std::optional<double> sync_completion_quantum;
 };
 
 // Writes the measured values into node.system and the device's performance, tagged !measured.
 void store_parameters(Node& node, std::string_view device_name, const MeasuredParameters& measured);
 
-// The flusher's write-back bandwidth has no key of its own in the schema yet: it is kept in the
-// device's free-form `calibration:` map as `cachesim: {writeback_bw: ...}` (other entries preserved).
+// Device figures the schema has no key for yet live in the device's free-form `calibration:` map as
+// `cachesim: {writeback_bw: 1.2G/s, sync_completion_quantum: 4ms}` (other entries preserved).
 std::optional<double> stored_writeback_bandwidth(const Device& device);
-void store_writeback_bandwidth(Device& device, double bytes_per_second);
+std::optional<double> stored_completion_quantum(const Device& device);
+void store_device_calibration(Device& device, std::optional<double> writeback_bw,
+                              std::optional<double> completion_quantum);
 
 } // namespace iosig::cachesim

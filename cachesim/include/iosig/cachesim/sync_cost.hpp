@@ -27,7 +27,12 @@ double sync_write_cost(const ModelParameters& p, double size, bool random, bool 
 double sync_total_cost(const ModelParameters& p, std::span<const double> sizes,
                        std::span<const bool> random);
 
-// Eq. 2 or Eq. 3 applied to a sequence of writes to one file. Eq. 3's read of a partial block happens
+// A synchronous write's cost on a platform whose completions arrive on ticks of `quantum` seconds:
+// the next tick at or after the continuous cost (a few percent of slack for timer jitter). This VM
+// completes O_SYNC writes on 4 ms ticks. quantum <= 0 leaves the cost unchanged.
+double quantize_completion(double cost, double quantum);
+
+// Eq. 2 or Eq. 3 applied to a sequence of writes to one file, completion ticks included. Eq. 3's read of a partial block happens
 // only when the file held data there before (`existing_file_size`) that the sequence has not
 // rewritten yet (tracked as the highest offset written: exact for sequential writes); new files and
 // appends never read.
