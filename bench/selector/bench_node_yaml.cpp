@@ -1,15 +1,15 @@
 // Loading a node YAML of 10 mounts (target: <= 5 ms): from text, from a file, as two layered files
 // (calibrated + site overrides), and writing it back with to_yaml.
-// Run: build/bench/bench_node_yaml --benchmark-samples 200   (docs/performance.md, "selector: YAML loading")
+// Run: build/bench/bench_node_yaml --benchmark-samples 200   (docs/performance.md, "selector: YAML
+// loading")
 #define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+#include "iosig/node_yaml.hpp"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <unistd.h>
-
-#include "iosig/node_yaml.hpp"
 
 namespace {
 
@@ -48,8 +48,8 @@ devices:
     performance: {seq_read_bw: !measured 2.5G/s, seq_write_bw: !measured 1.5G/s, rand_read_bw: 2G/s, rand_write_bw: 1.2G/s, op_latency: 10us}
 )";
     for (int i = 0; i < 4; ++i)
-        text += "  ssd" + std::to_string(i) +
-                ": {media: ssd, dev_path: /dev/sd" + std::string(1, static_cast<char>('a' + i)) +
+        text += "  ssd" + std::to_string(i) + ": {media: ssd, dev_path: /dev/sd" +
+                std::string(1, static_cast<char>('a' + i)) +
                 ", capacity: !detected 240G, performance: {seq_read_bw: !measured 540M/s, "
                 "seq_write_bw: !measured 480M/s, op_latency: !measured 120us, max_iops: 80000}}\n";
     text += R"(  md0: {structure: complex, scheme: raid1, members: [ssd0, ssd1], dev_path: /dev/md0}
@@ -122,7 +122,8 @@ TEST_CASE("node YAML of 10 mounts") {
     const std::string text = calibrated_node();
     const Files files;
     const auto once = iosig::load_node_files({files.calibrated, files.site});
-    for (const auto& d : once.diagnostics) WARN(d.format());
+    for (const auto& d : once.diagnostics)
+        WARN(d.format());
     REQUIRE(once.ok());
     REQUIRE(once.node->mounts.size() == 10);
     REQUIRE(once.node->find_mount("/data")->archive);
@@ -131,9 +132,13 @@ TEST_CASE("node YAML of 10 mounts") {
     BENCHMARK("load_node_text (one file, 10 mounts)") {
         return iosig::load_node_text(text, "calibrated.yaml");
     };
-    BENCHMARK("load_node_files (one file)") { return iosig::load_node_files({files.calibrated}); };
+    BENCHMARK("load_node_files (one file)") {
+        return iosig::load_node_files({files.calibrated});
+    };
     BENCHMARK("load_node_files (calibrated + site overrides)") {
         return iosig::load_node_files({files.calibrated, files.site});
     };
-    BENCHMARK("to_yaml") { return iosig::to_yaml(*once.node); };
+    BENCHMARK("to_yaml") {
+        return iosig::to_yaml(*once.node);
+    };
 }

@@ -1,6 +1,8 @@
 #include "calibrate.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -10,6 +12,7 @@
 #include <random>
 #include <stdio_ext.h>
 
+#include "iosig/cachesim/sync_cost.hpp"
 #include "real_run.hpp"
 
 namespace iosig::cachesim::validate {
@@ -95,12 +98,85 @@ LinearFit fit(const std::vector<Sample>& samples, bool relative = true) {
     return relative ? fit_line_relative(x, y) : fit_line_medians(x, y);
 }
 
+std::vector<double> sizes_of(const std::vector<Sample>& samples) {
+    std::vector<double> out;
+    for (const Sample& s : samples) out.push_back(s.size);
+    return out;
+}
+
+std::vector<double> costs_of(const std::vector<Sample>& samples) {
+    std::vector<double> out;
+    for (const Sample& s : samples) out.push_back(s.cost);
+    return out;
+}
+
 double background_threshold() {
     const auto state = read_procfs_state();
     return state && state->global ? state->global->background_thresh : 0;
 }
 
 } // namespace
+
+std::vector<SizeMedian> per_size_medians(std::span<const double> sizes, std::span<const double> costs) {
+    std::map<double, std::vector<double>> groups;
+    for (std::size_t i = 0; i < sizes.size(); ++i) groups[sizes[i]].push_back(costs[i]);
+    std::vector<SizeMedian> out;
+    for (auto& [size, costs] : groups) out.push_back({size, median(costs), static_cast<double>(costs.size())});
+    return out;
+}
+
+namespace {
+
+// Share of the per-size medians that sit on a multiple of q (within 1.5 %: this VM's ticks are exact
+// to a few tenths of a percent), and their mean distance.
+std::pair<double, double> quantum_fit(const std::vector<SizeMedian>& m, double q) {
+    double on = 0, total = 0, distance = 0;
+    for (const SizeMedian& x : m) {
+        const double k = x.median / q;
+        const double off = std::fabs(k - std::round(k));
+        total += x.count;
+        distance += x.count * off;
+        if (std::round(k) >= 1 && off <= 0.015) on += x.count;
+    }
+    return {total > 0 ? on / total : 0, total > 0 ? distance / total : 1};
+}
+
+} // namespace
+
+// The completion tick of synchronous writes, if their median costs sit on multiples of one: the
+// largest tick between 1 and 20 ms that 60 % of the sizes' medians fit, refined to the best fit near it.
+double detect_quantum(const std::vector<SizeMedian>& m) {
+    if (m.size() < 3) return 0;
+    for (double q = 20e-3; q >= 1e-3; q -= 0.05e-3) {
+        if (quantum_fit(m, q).first < 0.6) continue;
+        double best = q, best_distance = quantum_fit(m, q).second;
+        for (double r = 0.9 * q; r <= 1.1 * q; r += 0.01e-3) {
+            const auto [share, distance] = quantum_fit(m, r);
+            if (share >= 0.6 && distance < best_distance) best = r, best_distance = distance;
+        }
+        return best;
+    }
+    return 0;
+}
+
+// With completion ticks the cost is a staircase: the (L, 1/B) whose quantized line is closest, by
+// relative error, to the per-size medians (grid search around the plain fit).
+std::pair<double, double> fit_quantized(const std::vector<SizeMedian>& m, double q, double slope_guess,
+                                        const std::function<double(double, double, double)>& cost) {
+    if (slope_guess <= 0) slope_guess = 1e-9;
+    double best_l = 0, best_slope = slope_guess, best = 1e300;
+    for (int i = 0; i <= 75; ++i) {
+        const double l = 1.5 * q * i / 75;
+        for (int j = 0; j <= 80; ++j) {
+            const double slope = slope_guess * std::pow(16.0, (j - 40) / 40.0);
+            double error = 0;
+            for (const SizeMedian& x : m)
+                error += x.count * std::fabs(quantize_completion(cost(l, slope, x.size), q) - x.median) / x.median;
+            if (error < best) best = error, best_l = l, best_slope = slope;
+        }
+    }
+    return {best_l, best_slope};
+}
 
 LinearFit measure_buffered_no_flush(const CalibrationSetup& setup) {
     std::mt19937_64 rng(1);
@@ -164,21 +240,49 @@ LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_
     return line;
 }
 
-LinearFit measure_direct(const CalibrationSetup& setup) {
+LinearFit measure_direct(const CalibrationSetup& setup, double* quantum) {
     std::mt19937_64 rng(3);
-    const std::vector<std::uint64_t> sizes = {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB};
+    const std::vector<std::uint64_t> sizes = {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 2 * MiB,
+                                              4 * MiB, 8 * MiB, 16 * MiB};
     auto samples = sample_runs(
         setup, Method::direct, [&](int) { return appends(shuffled(sizes, 3, rng)); },
         [](const auto&, std::size_t) { return true; });
-    return fit(samples);
+    LinearFit line = fit(samples);
+    const auto medians = per_size_medians(sizes_of(samples), costs_of(samples));
+    const double q = detect_quantum(medians);
+    if (quantum) *quantum = q;
+    if (q > 0) {
+        const auto [l, slope] = fit_quantized(medians, q, line.slope,
+                                              [](double l, double slope, double s) { return l + s * slope; });
+        line.intercept = l;
+        line.slope = slope;
+    }
+    return line;
 }
 
 LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& p) {
+    // Eq. 3 with the device part as given: the fixed cost L and the copy cost per byte are fitted.
+    const double q = p.sync_completion_quantum;
     std::mt19937_64 rng(4);
     const std::vector<std::uint64_t> sizes = {4 * KiB, 6000, 16 * KiB, 64 * KiB, 100000, 256 * KiB, 1 * MiB, 4 * MiB};
     auto samples = sample_runs(
         setup, Method::sync, [&](int) { return appends(shuffled(sizes, 2, rng)); },
         [](const auto&, std::size_t) { return true; });
+    if (q > 0) {
+        const auto medians = per_size_medians(sizes_of(samples), costs_of(samples));
+        auto cost = [&p](double l, double c, double s) {
+            ModelParameters x = p;
+            x.sync_write_syscall_base = l;
+            x.sync_copy_per_byte = c;
+            return sync_write_cost(x, s, false, false);
+        };
+        const auto [l, c] = fit_quantized(medians, q, 0.5e-9, cost);
+        LinearFit line;
+        line.intercept = l;
+        line.slope = c;
+        line.samples = samples.size();
+        return line;
+    }
     // What Eq. 3 attributes to the device, given B_dev; the rest is L_sync + s * c_copy.
     for (Sample& s : samples) {
         const double whole = std::floor(s.size / p.block_size) * p.block_size;
@@ -293,10 +397,15 @@ Calibration calibrate(const CalibrationSetup& setup) {
     };
 
     say(setup, "measuring O_DIRECT|O_SYNC writes (Eq. 2: L_sync, B_dev)");
-    const LinearFit direct = measure_direct(setup);
+    double quantum = 0;
+    const LinearFit direct = measure_direct(setup, &quantum);
     record("direct", direct);
     m.op_latency = std::max(0.0, direct.intercept);
     if (direct.slope > 0) m.device_write_bw = 1 / direct.slope;
+    if (quantum > 0) {
+        m.sync_completion_quantum = quantum;
+        say(setup, fmt::format("  synchronous writes complete on {:.2f} ms ticks (fitted as a staircase)", quantum * 1e3));
+    }
 
     say(setup, "measuring O_DIRECT reads (B_read of Eq. 3)");
     const LinearFit read = measure_direct_read(setup);
@@ -310,6 +419,7 @@ Calibration calibrate(const CalibrationSetup& setup) {
 
     ModelParameters with_device;
     with_device.device_write_bw = m.device_write_bw.value_or(1e9);
+    with_device.sync_completion_quantum = quantum;
     say(setup, "measuring O_SYNC writes through the page cache (Eq. 3: copy cost)");
     const LinearFit sync = measure_sync(setup, with_device);
     record("sync (device part removed)", sync);

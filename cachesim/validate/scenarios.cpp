@@ -56,7 +56,7 @@ std::vector<Scenario> paper_scenarios(double scale) {
         out.push_back({fmt::format("rewrite-{}", c.name), "rewrite",
                        fmt::format("case {}: 1 MiB chunks rewriting the last {:g} % of the previous one, {} delay",
                                    c.name, c.rewrite * 100, delay_name(c.delay)),
-                       Method::buffered, rewrite_workload(scaled(192.0 * MiB, scale, chunk), chunk, c.rewrite, c.delay),
+                       Method::buffered, rewrite_workload(scaled(128.0 * MiB, scale, chunk), chunk, c.rewrite, c.delay),
                        0});
     }
     // Fig. 8/9: fwrite through the libc buffer, chunks larger and smaller than the buffer, with delays.

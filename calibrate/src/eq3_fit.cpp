@@ -181,7 +181,12 @@ Eq3Fit fit_eq3(const std::vector<SweepSample>& samples, const Eq3FitOptions& opt
         return c;
     };
     Choice choice = choose(0);
-    if (options.max_iops > 0) {
+    // A limit measured with random IO at depth that sequential QD1 writes beat is not this
+    // sweep's limit (btrfs: random copy-on-write overwrites; tmpfs: io_uring's own overhead).
+    bool limit_plausible = options.max_iops > 0;
+    for (const SweepSample& s : samples)
+        if (1.0 / s.seconds_per_io > 1.25 * options.max_iops) limit_plausible = false;
+    if (limit_plausible) {
         Choice capped = choose(options.max_iops);
         // The limit is an independent measurement: keep it unless leaving it out fits clearly
         // better (a QD32 figure below what QD1 achieves, as io_uring's overhead gives on tmpfs).

@@ -103,6 +103,24 @@ void run_box(const PhaseLimits& limits, Io&& io) {
     }
 }
 
+// Bytes per second after a ramp: IOs completing in the first 10 % of the window are not counted,
+// nor is their time. A rate limiter lets a burst through at the start and a device may warm up,
+// neither of which a long-running stream sees. (Needs at least 4 completions, else the plain mean.)
+double steady_rate(const std::vector<double>& completions, double start, double bytes_per_io) {
+    const std::size_t n = completions.size();
+    if (n < 4)
+        return n && completions.back() > start ? n * bytes_per_io / (completions.back() - start)
+                                               : 0;
+    const double ramp_end = start + 0.1 * (completions.back() - start);
+    std::size_t first = 0;
+    while (first + 2 < n && completions[first] < ramp_end)
+        ++first;
+    // Timing starts at the completion just before the first counted IO.
+    const double from = first == 0 ? start : completions[first - 1];
+    const double seconds = completions.back() - from;
+    return seconds > 0 ? static_cast<double>(n - first) * bytes_per_io / seconds : 0;
+}
+
 } // namespace
 
 double now_seconds() {
@@ -185,9 +203,11 @@ Throughput MountIo::sequential_write(std::uint64_t block, std::uint64_t file_cap
     Throughput r;
     r.block = block;
     std::uint64_t offset = 0;
+    std::vector<double> completions;
     const double start = now_seconds();
     run_box(limits, [&](std::uint64_t) {
         write_fully(fd, buffer_.data(), block, offset, path());
+        completions.push_back(now_seconds());
         offset += block;
         file_size_ = std::max(file_size_, offset);
         if (offset >= file_cap) offset = 0;
@@ -195,7 +215,7 @@ Throughput MountIo::sequential_write(std::uint64_t block, std::uint64_t file_cap
         ++r.ios;
     });
     r.seconds = now_seconds() - start;
-    r.bytes_per_second = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0;
+    r.bytes_per_second = steady_rate(completions, start, static_cast<double>(block));
     return r;
 }
 
@@ -207,6 +227,7 @@ Throughput MountIo::sequential_read(std::uint64_t block, const PhaseLimits& limi
     Throughput r;
     r.block = block;
     std::uint64_t offset = 0;
+    std::vector<double> completions;
     const double start = now_seconds();
     run_box(limits, [&](std::uint64_t) {
         if (offset + block > file_size_) {
@@ -214,12 +235,13 @@ Throughput MountIo::sequential_read(std::uint64_t block, const PhaseLimits& limi
             drop_cache();
         }
         read_fully(fd, buffer_.data(), block, offset, path());
+        completions.push_back(now_seconds());
         offset += block;
         r.bytes += block;
         ++r.ios;
     });
     r.seconds = now_seconds() - start;
-    r.bytes_per_second = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0;
+    r.bytes_per_second = steady_rate(completions, start, static_cast<double>(block));
     return r;
 }
 

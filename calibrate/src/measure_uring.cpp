@@ -61,6 +61,11 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
     io_uring_submit(&ring);
     unsigned in_flight = queue_depth;
     bool stopping = false;
+    // The rate is counted between the first queue_depth completions (the ramp: a rate limiter's
+    // initial burst, an empty device queue) and the moment submission stops (the drain runs at a
+    // falling depth).
+    double ramp_time = start, stop_time = 0;
+    std::uint64_t ramp_ios = 0, stop_ios = 0;
     while (in_flight > 0) {
         io_uring_cqe* cqe = nullptr;
         const int rc = io_uring_wait_cqe(&ring, &cqe);
@@ -82,9 +87,17 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
             throw std::runtime_error("short io_uring transfer on " + path());
         ++r.ios;
         const double t = now_seconds();
-        if (interrupted() || (t - start >= limits.seconds && r.ios >= limits.min_ios) ||
-            r.ios >= limits.max_ios)
+        if (r.ios == queue_depth) {
+            ramp_time = t;
+            ramp_ios = r.ios;
+        }
+        if (!stopping &&
+            (interrupted() || (t - start >= limits.seconds && r.ios >= limits.min_ios) ||
+             r.ios >= limits.max_ios)) {
             stopping = true;
+            stop_time = t;
+            stop_ios = r.ios;
+        }
         if (!stopping) {
             submit_one(slot);
             io_uring_submit(&ring);
@@ -96,7 +109,10 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
         }
     }
     r.seconds = now_seconds() - start;
-    r.iops = r.seconds > 0 ? static_cast<double>(r.ios) / r.seconds : 0;
+    if (stop_ios > ramp_ios + queue_depth && stop_time > ramp_time)
+        r.iops = static_cast<double>(stop_ios - ramp_ios) / (stop_time - ramp_time);
+    else
+        r.iops = r.seconds > 0 ? static_cast<double>(r.ios) / r.seconds : 0;
     throw_if_interrupted();
     return r;
 }

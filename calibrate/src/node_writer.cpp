@@ -164,27 +164,23 @@ NodeDocument build_node_document(const Calibration& cal) {
 
     const SystemMeasurements& s = cal.system;
     YAML::Node sys;
-    if (s.memcpy_cost.ok)
-        b.set(sys, "system", "memory_bw", integer(1 / s.memcpy_cost.per_byte), measured,
-              human_bandwidth(1 / s.memcpy_cost.per_byte));
-    if (s.buffered_large.ok)
-        b.set(sys, "system", "page_cache_write_bw", integer(1 / s.buffered_large.per_byte),
-              measured, human_bandwidth(1 / s.buffered_large.per_byte));
-    if (s.buffered_flushing.ok)
-        b.set(sys, "system", "page_cache_write_bw_flushing",
-              integer(1 / s.buffered_flushing.per_byte), measured,
-              human_bandwidth(1 / s.buffered_flushing.per_byte));
-    if (s.buffered_small.ok) {
-        b.set(sys, "system", "write_syscall_base", number(std::max(s.buffered_small.base, 0.0)),
-              measured, human_duration(std::max(s.buffered_small.base, 0.0)));
-        b.set(sys, "system", "write_syscall_per_byte", number(s.buffered_small.per_byte), measured);
-    }
-    if (s.sync_small.ok) {
-        b.set(sys, "system", "sync_write_syscall_base", number(std::max(s.sync_small.base, 0.0)),
-              measured, human_duration(std::max(s.sync_small.base, 0.0)));
-        b.set(sys, "system", "sync_write_syscall_per_byte", number(s.sync_small.per_byte),
-              measured);
-    }
+    auto bandwidth = [&](const char* key, const CostRegression& r) {
+        if (r.ok && r.per_byte > 0)
+            b.set(sys, "system", key, integer(1 / r.per_byte), measured,
+                  human_bandwidth(1 / r.per_byte));
+    };
+    bandwidth("memory_bw", s.memcpy_cost);
+    bandwidth("page_cache_write_bw", s.buffered_large);
+    bandwidth("page_cache_write_bw_flushing", s.buffered_flushing);
+    auto cost = [&](const char* base, const char* per_byte, const CostRegression& r) {
+        if (!r.ok) return;
+        b.set(sys, "system", base, number(std::max(r.base, 0.0)), measured,
+              human_duration(std::max(r.base, 0.0)));
+        b.set(sys, "system", per_byte, number(std::max(r.per_byte, 0.0)), measured,
+              r.per_byte > 0 ? std::string() : "size dependence below the timing noise");
+    };
+    cost("write_syscall_base", "write_syscall_per_byte", s.buffered_small);
+    cost("sync_write_syscall_base", "sync_write_syscall_per_byte", s.sync_small);
     if (s.dirty_ratio) b.set(sys, "system", "dirty_ratio", number(*s.dirty_ratio), detected);
     if (s.dirty_background_ratio)
         b.set(sys, "system", "dirty_background_ratio", number(*s.dirty_background_ratio), detected);

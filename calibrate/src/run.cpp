@@ -20,8 +20,8 @@ constexpr unsigned queue_depth = 32;
 
 // Shares of a file system's time box, in the order the phases run.
 struct Shares {
-    double seq_write = 0.13, seq_read = 0.09, read_latency = 0.06, sequential_latency = 0.03,
-           write_latency = 0.06, read_iops = 0.07, write_iops = 0.07, sweep = 0.49;
+    double seq_write = 0.12, seq_read = 0.08, read_latency = 0.05, sequential_latency = 0.02,
+           write_latency = 0.05, read_iops = 0.07, write_iops = 0.07, sweep = 0.56;
 };
 
 bool is_rotational(const Discovery& d, const std::string& device) {
@@ -112,9 +112,9 @@ void run_sweep(MountIo& io, MountMeasurements& m, const MountTarget& target, boo
     Random shuffle(42);
     for (std::size_t i = order.size(); i > 1; --i)
         std::swap(order[i - 1], order[shuffle.below(i)]);
-    // Two passes; each size keeps its better pass. A stall of the machine (or of a copy-on-write
-    // file system's commit) rarely hits both, while a throttled device's steady rate shows in each.
-    constexpr int passes = 2;
+    // Three passes; each size keeps its best pass. A stall of the machine (or of a copy-on-write
+    // file system's commit) rarely hits all, while a throttled device's steady rate shows in each.
+    constexpr int passes = 3;
     std::vector<std::optional<SweepPoint>> points(chunks.size());
     std::vector<bool> skipped(chunks.size(), false);
     std::size_t remaining = chunks.size() * passes;

@@ -55,7 +55,7 @@ CostRegression regress(const std::vector<std::uint64_t>& sizes, unsigned min_rep
         r.base = fit->intercept;
         r.per_byte = fit->slope;
         r.r_squared = fit->r_squared;
-        r.ok = fit->slope > 0;
+        r.ok = r.points.size() >= 3;
     }
     return r;
 }

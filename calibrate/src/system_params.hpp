@@ -19,9 +19,12 @@ struct CostRegression {
     double r_squared = 0;
     std::size_t samples = 0;                              // timed calls
     std::vector<std::pair<std::uint64_t, double>> points; // (size, median seconds)
-    bool ok = false;
+    bool ok = false; // fitted over at least 3 sizes (the slope may still be <= 0: see below)
 };
 
+// A slope <= 0 means the size dependence is below the timing noise (O_SYNC writes of 512 B and
+// 4 MiB both waiting ~10 ms for a journal commit on a busy disk): per-byte costs are then written
+// as 0 with a note, and a bandwidth (1/slope) is not written at all.
 struct SystemMeasurements {
     std::string page_cache_directory; // where the page-cache and syscall measurements ran
     CostRegression memcpy_cost;       // -> memory_bw

@@ -75,6 +75,14 @@ TEST_P(MeasureOn, EveryPhaseMeasuresAndCleansUp) {
 
 INSTANTIATE_TEST_SUITE_P(ThisMachine, MeasureOn, ::testing::Values("/var/tmp", "/dev/shm"));
 
+std::string describe(const CostRegression& r) {
+    std::string out =
+        "base " + std::to_string(r.base) + " s, per byte " + std::to_string(r.per_byte) + " s;";
+    for (const auto& [size, seconds] : r.points)
+        out += " " + std::to_string(size) + ":" + std::to_string(seconds * 1e3) + "ms";
+    return out;
+}
+
 TEST(SystemParameters, RegressionsAndSettingsOnThisMachine) {
     const fs::path dir = fs::path("/var/tmp") / ("iosig-system-test-" + std::to_string(getpid()));
     fs::create_directories(dir);
@@ -84,14 +92,16 @@ TEST(SystemParameters, RegressionsAndSettingsOnThisMachine) {
     const SystemMeasurements s = measure_system(o);
     fs::remove_all(dir);
     EXPECT_TRUE(s.memcpy_cost.ok);
+    EXPECT_GT(s.memcpy_cost.per_byte, 0);
     EXPECT_GT(1 / s.memcpy_cost.per_byte, 2e8); // any machine copies faster than 200 MB/s
-    EXPECT_GT(s.memcpy_cost.r_squared, 0.5); // loose: other processes share these cores
+    EXPECT_GT(s.memcpy_cost.r_squared, 0.5);    // loose: other processes share these cores
     EXPECT_TRUE(s.buffered_small.ok);
     EXPECT_GT(s.buffered_small.base, 0); // a write() costs something even for 1 byte
     EXPECT_LT(s.buffered_small.base, 1e-3);
     EXPECT_TRUE(s.buffered_large.ok);
+    EXPECT_GT(s.buffered_large.per_byte, 0); // a page-cache bandwidth was measured
     EXPECT_TRUE(s.buffered_flushing.ok);
-    EXPECT_TRUE(s.sync_small.ok);
+    EXPECT_TRUE(s.sync_small.ok) << describe(s.sync_small);
     EXPECT_GE(s.sync_small.points.size(), 5u);
     EXPECT_GE(s.buffered_small.samples, 12u * 5); // many sizes, several repetitions each
     EXPECT_EQ(s.page_size, static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)));

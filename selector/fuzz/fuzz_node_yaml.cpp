@@ -28,14 +28,17 @@ namespace {
 }
 
 iosig::Node without_locations(iosig::Node node) {
-    for (auto& d : node.devices) d.where = {};
-    for (auto& m : node.mounts) m.where = {};
+    for (auto& d : node.devices)
+        d.where = {};
+    for (auto& m : node.mounts)
+        m.where = {};
     return node;
 }
 
 std::string all(const iosig::NodeLoadResult& result) {
     std::string text;
-    for (const auto& d : result.diagnostics) text += d.format() + "\n";
+    for (const auto& d : result.diagnostics)
+        text += d.format() + "\n";
     return text;
 }
 
@@ -57,7 +60,8 @@ void check_round_trip(const iosig::NodeLoadResult& original, std::string_view in
     if (!again.ok()) fail("to_yaml output does not load", input, written + "\n" + all(again));
     for (const auto& warning : again.diagnostics) {
         bool known = false;
-        for (const auto& before : original.diagnostics) known |= before.message == warning.message;
+        for (const auto& before : original.diagnostics)
+            known |= before.message == warning.message;
         if (!known) fail("to_yaml output has a new warning", input, written + "\n" + all(again));
     }
     if (without_locations(*again.node) != without_locations(node))

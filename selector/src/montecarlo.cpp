@@ -1,14 +1,14 @@
 // Regenerative Monte Carlo simulation of data loss with failure biasing (docs/selection.md,
 // "Monte Carlo"). The simulated system: d = n+m devices fail independently at rate 1/MTTF; failed
 // devices are rebuilt one at a time, each rebuild taking an exponential time of mean MTTR; while m
-// devices are down the rebuild reads the file's sectors from every surviving device, and each sector
-// read fails ECC with the probability that more than E of its N bits flipped at BER.
+// devices are down the rebuild reads the file's sectors from every surviving device, and each
+// sector read fails ECC with the probability that more than E of its N bits flipped at BER.
 //
 // Every return to "all devices up" starts an independent cycle, so MTTDL = E[cycle length] /
 // E[data-loss events per cycle]. Losses are rare (a second failure inside a one-day window), so the
 // choice "failure or repair" in partially degraded states is biased towards failure and the
-// likelihood ratio reweights the cycle (balanced failure biasing, Shahabuddin 1994). Every transition
-// is sampled: failures, rebuild completions, and uncorrectable sectors met by a rebuild.
+// likelihood ratio reweights the cycle (balanced failure biasing, Shahabuddin 1994). Every
+// transition is sampled: failures, rebuild completions, and uncorrectable sectors met by a rebuild.
 #include "iosig/montecarlo.hpp"
 
 #include <cmath>
@@ -30,8 +30,8 @@ double sector_failure_probability(double ber, unsigned sector_bits, unsigned cor
     long double sum = 0;
     for (unsigned n = correctable_bits + 1; n <= sector_bits; ++n) {
         const long double k = n;
-        sum += std::exp(std::lgamma(N + 1) - std::lgamma(k + 1) - std::lgamma(N - k + 1) + k * log_p +
-                        (N - k) * log_q);
+        sum += std::exp(std::lgamma(N + 1) - std::lgamma(k + 1) - std::lgamma(N - k + 1) +
+                        k * log_p + (N - k) * log_q);
     }
     return static_cast<double>(std::min<long double>(sum, 1));
 }
@@ -54,10 +54,10 @@ struct Cycle {
 };
 
 // The continuous-time chain of "how many devices are down", simulated transition by transition.
-// Below the critical state a failure takes one more device down and a rebuild brings one back. In the
-// critical state (m down) a further failure, or an uncorrectable sector read by the rebuild, is a
-// data-loss event; the lost data is restored with the failed device, so the chain stays critical until
-// the rebuild in progress completes.
+// Below the critical state a failure takes one more device down and a rebuild brings one back. In
+// the critical state (m down) a further failure, or an uncorrectable sector read by the rebuild, is
+// a data-loss event; the lost data is restored with the failed device, so the chain stays critical
+// until the rebuild in progress completes.
 class Simulator {
 public:
     explicit Simulator(const MonteCarloSetup& s)
@@ -76,14 +76,16 @@ public:
     Cycle run_cycle() {
         Cycle cycle;
         const double critical_failure_rate = (devices_ - tolerated_) * lambda_;
-        if (tolerated_ == 0) {  // unprotected: every failure or bad sector read is a loss; renew there
+        if (tolerated_ ==
+            0) { // unprotected: every failure or bad sector read is a loss; renew there
             cycle.weighted_time = random_.exponential(critical_failure_rate + bad_sector_rate_);
             cycle.weighted_losses = 1;
             return cycle;
         }
-        cycle.weighted_time = random_.exponential(devices_ * lambda_);  // all up until the first failure
+        cycle.weighted_time =
+            random_.exponential(devices_ * lambda_); // all up until the first failure
         unsigned down = 1;
-        double weight = 1;  // likelihood ratio of the path so far
+        double weight = 1; // likelihood ratio of the path so far
         while (down > 0) {
             const bool critical = down == tolerated_;
             // Transitions towards loss: a further failure, and in the critical state a bad sector.
@@ -94,7 +96,7 @@ public:
             const double p_towards_loss = (fail_rate + sector_rate) / total;
             const double biased = bias_ ? std::max(p_towards_loss, 0.5) : p_towards_loss;
             const double u = random_.uniform();
-            if (u > biased) {  // the rebuild completes
+            if (u > biased) { // the rebuild completes
                 weight *= (1 - p_towards_loss) / (1 - biased);
                 --down;
                 continue;
@@ -104,7 +106,7 @@ public:
                 ++down;
                 continue;
             }
-            cycle.weighted_losses += weight;  // a failure or a bad sector: which one does not matter
+            cycle.weighted_losses += weight; // a failure or a bad sector: which one does not matter
         }
         return cycle;
     }
@@ -141,7 +143,7 @@ MonteCarloResult simulate_mttdl(const MonteCarloSetup& setup) {
     }
     const double k = static_cast<double>(setup.trials);
     result.trials = setup.trials;
-    if (!(sum_l > 0)) {  // no loss mode at all (no failures, no bit errors)
+    if (!(sum_l > 0)) { // no loss mode at all (no failures, no bit errors)
         result.mean_seconds = std::numeric_limits<double>::infinity();
         return result;
     }

@@ -1,8 +1,8 @@
 // Small pieces every stage of the node YAML loader shares: diagnostics, keys, enum spellings.
+#include "node_yaml_internal.hpp"
+
 #include <filesystem>
 #include <fmt/format.h>
-
-#include "node_yaml_internal.hpp"
 
 namespace iosig {
 
@@ -41,7 +41,8 @@ TreeEntry* Tree::find(std::string_view key) {
 std::string normalize_mount_path(std::string_view path) {
     if (path.empty()) return {};
     std::string normal = std::filesystem::path(path).lexically_normal().string();
-    while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+    while (normal.size() > 1 && normal.back() == '/')
+        normal.pop_back();
     return normal;
 }
 
@@ -49,7 +50,9 @@ std::string device_key(std::string_view device_name) {
     return "devices." + std::string(device_name);
 }
 
-std::string mount_key(std::string_view mount_path) { return "mounts[" + std::string(mount_path) + "]"; }
+std::string mount_key(std::string_view mount_path) {
+    return "mounts[" + std::string(mount_path) + "]";
+}
 
 SourceLocation located(const Locations& locations, const std::string& key,
                        const SourceLocation& fallback) {

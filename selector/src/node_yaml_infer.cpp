@@ -3,12 +3,12 @@
 // from their members and scheme, random bandwidth defaults to sequential, a mount's capacity to its
 // device's and its free space to its capacity. Each filled value is marked in node.provenance
 // (derived or default), so to_yaml shows that it was not given.
+#include "node_yaml_internal.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
-
-#include "node_yaml_internal.hpp"
 
 namespace iosig::node_yaml_detail {
 namespace {
@@ -18,8 +18,10 @@ public:
     Inference(Node& node, const Locations& locations) : node_(node), locations_(locations) {}
 
     void run() {
-        for (Device& d : node_.devices) resolve(d);
-        for (Mount& m : node_.mounts) fill_mount(m);
+        for (Device& d : node_.devices)
+            resolve(d);
+        for (Mount& m : node_.mounts)
+            fill_mount(m);
     }
 
 private:
@@ -30,7 +32,8 @@ private:
     }
     bool given(const std::string& key) const { return locations_.contains(key); }
 
-    // Sets `field` (at YAML path `key`) to `value` unless it was given; records how it was obtained.
+    // Sets `field` (at YAML path `key`) to `value` unless it was given; records how it was
+    // obtained.
     template <class T>
     void fill(const std::string& key, T& field, const T& value, Provenance how) {
         if (given(key)) return;
@@ -61,7 +64,8 @@ private:
         const std::string perf = device_key(d.name) + ".performance.";
         Performance& p = d.performance;
         if (p.rand_read_bw == 0)
-            fill_if_known(perf + "rand_read_bw", p.rand_read_bw, p.seq_read_bw, Provenance::defaulted);
+            fill_if_known(perf + "rand_read_bw", p.rand_read_bw, p.seq_read_bw,
+                          Provenance::defaulted);
         if (p.rand_write_bw == 0)
             fill_if_known(perf + "rand_write_bw", p.rand_write_bw, p.seq_write_bw,
                           Provenance::defaulted);
@@ -72,15 +76,18 @@ private:
         const std::string key = device_key(d.name);
         fill(key + ".media", d.media, owner.media, Provenance::derived);
         fill(key + ".rotational", d.rotational, owner.rotational, Provenance::derived);
-        if (owner.capacity > 0) fill(key + ".capacity", d.capacity, owner.capacity, Provenance::derived);
+        if (owner.capacity > 0)
+            fill(key + ".capacity", d.capacity, owner.capacity, Provenance::derived);
         const Performance& o = owner.performance;
         Performance& p = d.performance;
         const std::string perf = key + ".performance.";
         fill_if_known(perf + "seq_read_bw", p.seq_read_bw, o.seq_read_bw, Provenance::derived);
         fill_if_known(perf + "seq_write_bw", p.seq_write_bw, o.seq_write_bw, Provenance::derived);
-        // A partition's own sequential figure is a better guess for its random one than the owner's.
+        // A partition's own sequential figure is a better guess for its random one than the
+        // owner's.
         if (!given(perf + "seq_read_bw"))
-            fill_if_known(perf + "rand_read_bw", p.rand_read_bw, o.rand_read_bw, Provenance::derived);
+            fill_if_known(perf + "rand_read_bw", p.rand_read_bw, o.rand_read_bw,
+                          Provenance::derived);
         if (!given(perf + "seq_write_bw"))
             fill_if_known(perf + "rand_write_bw", p.rand_write_bw, o.rand_write_bw,
                           Provenance::derived);
@@ -100,20 +107,29 @@ private:
     // mirror or replica set). 0: not derivable (opaque).
     static unsigned data_width(const Device& d, unsigned k) {
         switch (d.scheme) {
-        case RedundancyScheme::raid0: return k;
-        case RedundancyScheme::raid1: return 1;
-        case RedundancyScheme::raid5: return k > 1 ? k - 1 : 0;
-        case RedundancyScheme::raid6: return k > 2 ? k - 2 : 0;
-        case RedundancyScheme::raid10: return k / 2;
-        case RedundancyScheme::replication: return 1;
-        case RedundancyScheme::erasure: return d.data_units;
+        case RedundancyScheme::raid0:
+            return k;
+        case RedundancyScheme::raid1:
+            return 1;
+        case RedundancyScheme::raid5:
+            return k > 1 ? k - 1 : 0;
+        case RedundancyScheme::raid6:
+            return k > 2 ? k - 2 : 0;
+        case RedundancyScheme::raid10:
+            return k / 2;
+        case RedundancyScheme::replication:
+            return 1;
+        case RedundancyScheme::erasure:
+            return d.data_units;
         case RedundancyScheme::none:
-        case RedundancyScheme::opaque: return 0;
+        case RedundancyScheme::opaque:
+            return 0;
         }
         return 0;
     }
 
-    static std::uint64_t derived_capacity(const Device& d, const std::vector<const Device*>& members) {
+    static std::uint64_t derived_capacity(const Device& d,
+                                          const std::vector<const Device*>& members) {
         std::uint64_t smallest = std::numeric_limits<std::uint64_t>::max(), total = 0;
         for (const Device* m : members) {
             if (m->capacity == 0) return 0;
@@ -122,19 +138,27 @@ private:
         }
         const auto k = static_cast<std::uint64_t>(members.size());
         switch (d.scheme) {
-        case RedundancyScheme::raid0: return total;
-        case RedundancyScheme::raid1: return smallest;
-        case RedundancyScheme::raid5: return (k - 1) * smallest;
-        case RedundancyScheme::raid6: return k > 2 ? (k - 2) * smallest : 0;
-        case RedundancyScheme::raid10: return k / 2 * smallest;
-        case RedundancyScheme::replication: return d.replicas ? total / d.replicas : 0;
+        case RedundancyScheme::raid0:
+            return total;
+        case RedundancyScheme::raid1:
+            return smallest;
+        case RedundancyScheme::raid5:
+            return (k - 1) * smallest;
+        case RedundancyScheme::raid6:
+            return k > 2 ? (k - 2) * smallest : 0;
+        case RedundancyScheme::raid10:
+            return k / 2 * smallest;
+        case RedundancyScheme::replication:
+            return d.replicas ? total / d.replicas : 0;
         case RedundancyScheme::erasure: {
             const unsigned units = d.data_units + d.parity_units;
-            return units ? static_cast<std::uint64_t>(static_cast<long double>(total) * d.data_units / units)
+            return units ? static_cast<std::uint64_t>(static_cast<long double>(total) *
+                                                      d.data_units / units)
                          : 0;
         }
         case RedundancyScheme::none:
-        case RedundancyScheme::opaque: return 0;
+        case RedundancyScheme::opaque:
+            return 0;
         }
         return 0;
     }
@@ -158,13 +182,16 @@ private:
         if (width == 0) return;
         const auto scaled_min = [&](double Performance::* field) {
             double smallest = std::numeric_limits<double>::infinity();
-            for (const Device* m : members) smallest = std::min(smallest, m->performance.*field);
-            return smallest > 0 && smallest < std::numeric_limits<double>::infinity() ? width * smallest
-                                                                                      : 0.0;
+            for (const Device* m : members)
+                smallest = std::min(smallest, m->performance.*field);
+            return smallest > 0 && smallest < std::numeric_limits<double>::infinity()
+                       ? width * smallest
+                       : 0.0;
         };
         const auto largest = [&](double Performance::* field) {
             double value = 0;
-            for (const Device* m : members) value = std::max(value, m->performance.*field);
+            for (const Device* m : members)
+                value = std::max(value, m->performance.*field);
             return value;
         };
         Performance& p = d.performance;

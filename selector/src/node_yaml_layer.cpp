@@ -1,10 +1,10 @@
 // Layering of node files (docs/config.md, "Layering"): a later file overrides an earlier one key by
 // key. Values keep the location of the file they came from, so diagnostics on the merged tree still
 // name the right file and line.
+#include "node_yaml_internal.hpp"
+
 #include <fmt/format.h>
 #include <map>
-
-#include "node_yaml_internal.hpp"
 
 namespace iosig::node_yaml_detail {
 namespace {
@@ -47,7 +47,8 @@ void merge_maps(Tree& base, Tree over, bool is_root) {
         }
         Tree& old_value = existing->value;
         Tree& new_value = entry.value;
-        const bool both_maps = old_value.kind == Tree::Kind::map && new_value.kind == Tree::Kind::map;
+        const bool both_maps =
+            old_value.kind == Tree::Kind::map && new_value.kind == Tree::Kind::map;
         const bool both_lists =
             old_value.kind == Tree::Kind::sequence && new_value.kind == Tree::Kind::sequence;
         if (both_maps && entry.key != "calibration") {
@@ -73,10 +74,10 @@ void check_duplicate_mounts(const Tree& file_root, Diagnostics& diagnostics) {
         if (!path || path->scalar.empty()) continue;
         const auto [it, inserted] = seen.emplace(normalize_mount_path(path->scalar), path->where);
         if (!inserted)
-            diagnostics.error(path->where,
-                              fmt::format("mount path '{}' is listed twice in this file (first at "
-                                          "line {}); a later file may override it, one file may not",
-                                          path->scalar, it->second.line));
+            diagnostics.error(
+                path->where, fmt::format("mount path '{}' is listed twice in this file (first at "
+                                         "line {}); a later file may override it, one file may not",
+                                         path->scalar, it->second.line));
     }
 }
 

@@ -1,13 +1,13 @@
 // load_node_files / load_node_text: read, parse, layer, read, validate, infer — and never throw.
+#include "iosig/node_yaml.hpp"
+#include "node_yaml_internal.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 #include <system_error>
-
-#include "iosig/node_yaml.hpp"
-#include "node_yaml_internal.hpp"
 
 namespace iosig {
 namespace {
@@ -58,14 +58,16 @@ bool read_file(const std::filesystem::path& path, std::string& text, Diagnostics
     return true;
 }
 
-void load_layers(const std::vector<Layer>& layers, Diagnostics& diagnostics, NodeLoadResult& result) {
+void load_layers(const std::vector<Layer>& layers, Diagnostics& diagnostics,
+                 NodeLoadResult& result) {
     Tree merged;
     for (const Layer& layer_text : layers) {
         Tree tree;
         if (!parse_tree(layer_text.text, layer_text.name, tree, diagnostics)) continue;
         if (tree.kind != Tree::Kind::map && tree.kind != Tree::Kind::null) {
-            diagnostics.error(tree.where, "a node file is a map with the keys node, system, devices "
-                                          "and mounts");
+            diagnostics.error(tree.where,
+                              "a node file is a map with the keys node, system, devices "
+                              "and mounts");
             continue;
         }
         check_duplicate_mounts(tree, diagnostics);
@@ -95,7 +97,8 @@ NodeLoadResult load_guarded(const std::vector<std::filesystem::path>* files,
         if (files) {
             for (const auto& path : *files) {
                 Layer layer_text{path.string(), {}};
-                if (read_file(path, layer_text.text, diagnostics)) layers.push_back(std::move(layer_text));
+                if (read_file(path, layer_text.text, diagnostics))
+                    layers.push_back(std::move(layer_text));
             }
             if (files->empty()) diagnostics.error({}, "no node file given");
         } else {
@@ -103,7 +106,8 @@ NodeLoadResult load_guarded(const std::vector<std::filesystem::path>* files,
         }
         if (!diagnostics.has_errors()) load_layers(layers, diagnostics, result);
     } catch (const std::exception& e) {
-        diagnostics.error({}, fmt::format("internal error while loading the node files: {}", e.what()));
+        diagnostics.error({},
+                          fmt::format("internal error while loading the node files: {}", e.what()));
     } catch (...) {
         diagnostics.error({}, "internal error while loading the node files");
     }
@@ -122,9 +126,10 @@ NodeLoadResult load_node_text(std::string_view yaml_text, std::string_view name)
     try {
         const std::vector<Layer> layers{{std::string(name), std::string(yaml_text)}};
         return load_guarded(nullptr, &layers);
-    } catch (...) {  // allocating the copy failed
+    } catch (...) { // allocating the copy failed
         NodeLoadResult result;
-        result.diagnostics.push_back({ConfigDiagnostic::Severity::error, {std::string(), 0, 0},
+        result.diagnostics.push_back({ConfigDiagnostic::Severity::error,
+                                      {std::string(), 0, 0},
                                       "out of memory while loading the node text"});
         return result;
     }

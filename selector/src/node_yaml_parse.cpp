@@ -1,15 +1,15 @@
 // YAML text -> Tree, built straight from yaml-cpp's parser events (no YAML::Node in between: that
 // halves the cost of a load and lets aliases be checked as they are expanded). Keeps each value's
-// file:line:col, turns every yaml-cpp exception into a located diagnostic, and rejects what yaml-cpp
-// lets through silently: duplicate keys, alias cycles, alias bombs, several documents.
+// file:line:col, turns every yaml-cpp exception into a located diagnostic, and rejects what
+// yaml-cpp lets through silently: duplicate keys, alias cycles, alias bombs, several documents.
+#include "node_yaml_internal.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <fmt/format.h>
 #include <sstream>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
-
-#include "node_yaml_internal.hpp"
 
 namespace iosig::node_yaml_detail {
 namespace {
@@ -25,8 +25,8 @@ struct Stop {
     std::string message;
 };
 
-// YAML text is Unicode; yaml-cpp passes invalid UTF-8 through on reading but replaces it on writing,
-// so accepting it would make a path or label change on its way through to_yaml.
+// YAML text is Unicode; yaml-cpp passes invalid UTF-8 through on reading but replaces it on
+// writing, so accepting it would make a path or label change on its way through to_yaml.
 bool valid_utf8(std::string_view text) {
     std::size_t i = 0;
     while (i < text.size()) {
@@ -64,8 +64,10 @@ bool valid_utf8(std::string_view text) {
 
 std::size_t count_values(const Tree& tree) {
     std::size_t n = 1;
-    for (const Tree& item : tree.items) n += count_values(item);
-    for (const TreeEntry& entry : tree.entries) n += 1 + count_values(entry.value);
+    for (const Tree& item : tree.items)
+        n += count_values(item);
+    for (const TreeEntry& entry : tree.entries)
+        n += 1 + count_values(entry.value);
     return n;
 }
 
@@ -80,7 +82,7 @@ public:
 
     SourceLocation at(const YAML::Mark& mark) const {
         if (mark.is_null() || mark.line < 0) return {file_, 0, 0};
-        return {file_, mark.line + 1, mark.column + 1};  // yaml-cpp counts from 0
+        return {file_, mark.line + 1, mark.column + 1}; // yaml-cpp counts from 0
     }
 
     void OnDocumentStart(const YAML::Mark& mark) override { document_starts.push_back(mark); }
@@ -141,7 +143,7 @@ private:
         Tree tree;
         YAML::anchor_t anchor = 0;
         std::size_t height = 1;
-        bool have_key = false;  // maps: the next value completes an entry
+        bool have_key = false; // maps: the next value completes an entry
         Tree key;
     };
     struct Anchored {
@@ -185,7 +187,8 @@ private:
         return where;
     }
 
-    void open(Tree::Kind kind, const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor) {
+    void open(Tree::Kind kind, const YAML::Mark& mark, const std::string& tag,
+              YAML::anchor_t anchor) {
         if (stack_.size() >= max_depth)
             throw Stop{at(mark), fmt::format("nesting deeper than {} levels", max_depth)};
         count(1, mark);
@@ -249,7 +252,7 @@ private:
     const std::string& file_;
     Diagnostics& diagnostics_;
     std::vector<Frame> stack_;
-    std::vector<Anchored> anchors_;  // by anchor id - 1
+    std::vector<Anchored> anchors_; // by anchor id - 1
     std::size_t values_ = 0;
     Tree root_;
 };
@@ -270,7 +273,8 @@ std::string tab_hint(std::string_view text, const YAML::Mark& mark) {
 
 } // namespace
 
-bool parse_tree(std::string_view text, const std::string& file, Tree& out, Diagnostics& diagnostics) {
+bool parse_tree(std::string_view text, const std::string& file, Tree& out,
+                Diagnostics& diagnostics) {
     TreeBuilder builder(text, file, diagnostics);
     const std::size_t errors_before = diagnostics.error_count();
     try {

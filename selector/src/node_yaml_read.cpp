@@ -1,8 +1,9 @@
-// The node file schema (docs/config.md): which keys each section has and the unit and range of each.
-#include <fmt/format.h>
-
+// The node file schema (docs/config.md): which keys each section has and the unit and range of
+// each.
 #include "node_yaml_internal.hpp"
 #include "node_yaml_section.hpp"
+
+#include <fmt/format.h>
 
 namespace iosig::node_yaml_detail {
 namespace {
@@ -18,7 +19,8 @@ void read_system(Section s, SystemParameters& system) {
     s.bandwidth("page_cache_write_bw_flushing", system.page_cache_write_bw_flushing);
     s.duration("write_syscall_base", system.write_syscall_base, DurationRule::non_negative);
     s.number("write_syscall_per_byte", system.write_syscall_per_byte);
-    s.duration("sync_write_syscall_base", system.sync_write_syscall_base, DurationRule::non_negative);
+    s.duration("sync_write_syscall_base", system.sync_write_syscall_base,
+               DurationRule::non_negative);
     s.number("sync_write_syscall_per_byte", system.sync_write_syscall_per_byte);
     s.ratio("dirty_ratio", system.dirty_ratio);
     s.ratio("dirty_background_ratio", system.dirty_background_ratio);
@@ -67,10 +69,10 @@ Device read_device(const TreeEntry& entry, ReadContext& context) {
     s.text("dev_path", device.dev_path);
     s.flag("rotational", device.rotational);
     s.size("capacity", device.capacity, SizeRule::positive);
-    read_performance(s.section("performance", {"seq_read_bw", "seq_write_bw", "rand_read_bw",
-                                               "rand_write_bw", "op_latency", "seek_latency",
-                                               "max_iops"}),
-                     device.performance);
+    read_performance(
+        s.section("performance", {"seq_read_bw", "seq_write_bw", "rand_read_bw", "rand_write_bw",
+                                  "op_latency", "seek_latency", "max_iops"}),
+        device.performance);
     read_reliability(s.section("reliability", {"mttf", "ber", "mttr"}), device.reliability);
     s.yaml_text("calibration", device.calibration_yaml);
     s.enumeration("scheme", device.scheme, scheme_names());
@@ -95,8 +97,9 @@ Mount read_mount(const Tree& item, std::size_t index, ReadContext& context) {
     }
     record_value(context, key, item);
     Section s(&item, key, what,
-              {"path", "device", "fs_type", "labels", "global", "volatile", "archive", "tamperproof",
-               "capacity", "free", "block_size", "max_file_size", "ecc", "calibration"},
+              {"path", "device", "fs_type", "labels", "global", "volatile", "archive",
+               "tamperproof", "capacity", "free", "block_size", "max_file_size", "ecc",
+               "calibration"},
               context);
     if (s.text("path", mount.path)) mount.path = normalize_mount_path(mount.path);
     s.text("device", mount.device);
@@ -124,14 +127,14 @@ Node read_node(const Tree& root, Locations& locations, Diagnostics& diagnostics)
     ReadContext context{diagnostics, locations, node.provenance};
     Section top(&root, "", "the node file", {"node", "system", "devices", "mounts"}, context);
     read_node_section(top.section("node", {"name", "page_size"}), node);
-    read_system(top.section("system",
-                            {"memory_bw", "page_cache_write_bw", "page_cache_write_bw_flushing",
-                             "write_syscall_base", "write_syscall_per_byte",
-                             "sync_write_syscall_base", "sync_write_syscall_per_byte",
-                             "dirty_ratio", "dirty_background_ratio", "dirty_bytes",
-                             "dirty_background_bytes", "dirtyable_memory", "dirty_expire",
-                             "dirty_writeback_interval", "stdio_buffer_size"}),
-                node.system);
+    read_system(
+        top.section("system",
+                    {"memory_bw", "page_cache_write_bw", "page_cache_write_bw_flushing",
+                     "write_syscall_base", "write_syscall_per_byte", "sync_write_syscall_base",
+                     "sync_write_syscall_per_byte", "dirty_ratio", "dirty_background_ratio",
+                     "dirty_bytes", "dirty_background_bytes", "dirtyable_memory", "dirty_expire",
+                     "dirty_writeback_interval", "stdio_buffer_size"}),
+        node.system);
 
     if (const Tree* devices = top.value("devices")) {
         if (devices->kind != Tree::Kind::map) {
@@ -150,14 +153,16 @@ Node read_node(const Tree& root, Locations& locations, Diagnostics& diagnostics)
     }
     if (const Tree* mounts = top.value("mounts")) {
         if (mounts->kind != Tree::Kind::sequence) {
-            diagnostics.error(mounts->where, "'mounts' must be a list of mounts (- path: /mnt/x ...)");
+            diagnostics.error(mounts->where,
+                              "'mounts' must be a list of mounts (- path: /mnt/x ...)");
         } else {
             for (std::size_t i = 0; i < mounts->items.size(); ++i) {
                 const Tree& item = mounts->items[i];
                 if (item.kind != Tree::Kind::map) {
-                    diagnostics.error(item.where, fmt::format("mount #{} must be a map with at least "
-                                                              "'path' and 'device'",
-                                                              i + 1));
+                    diagnostics.error(item.where,
+                                      fmt::format("mount #{} must be a map with at least "
+                                                  "'path' and 'device'",
+                                                  i + 1));
                     continue;
                 }
                 node.mounts.push_back(read_mount(item, i, context));

@@ -1,6 +1,8 @@
 // Typed, located reading of one YAML map (see node_yaml_section.hpp).
 #include "node_yaml_section.hpp"
 
+#include "iosig/units.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -10,24 +12,27 @@
 #include <fmt/ranges.h>
 #include <limits>
 
-#include "iosig/units.hpp"
-
 namespace iosig::node_yaml_detail {
 namespace {
 
 std::string_view kind_name(Tree::Kind kind) {
     switch (kind) {
-    case Tree::Kind::null: return "empty";
-    case Tree::Kind::scalar: return "a single value";
-    case Tree::Kind::sequence: return "a list";
-    case Tree::Kind::map: return "a map";
+    case Tree::Kind::null:
+        return "empty";
+    case Tree::Kind::scalar:
+        return "a single value";
+    case Tree::Kind::sequence:
+        return "a list";
+    case Tree::Kind::map:
+        return "a map";
     }
     return "?";
 }
 
 std::string lower(std::string_view text) {
     std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
 
@@ -43,7 +48,8 @@ std::optional<double> plain_number(std::string_view text) {
 const std::vector<std::string_view>& provenance_tags() {
     static const std::vector<std::string> spelled = [] {
         std::vector<std::string> tags;
-        for (std::string_view name : provenance_names()) tags.push_back("!" + std::string(name));
+        for (std::string_view name : provenance_names())
+            tags.push_back("!" + std::string(name));
         return tags;
     }();
     static const std::vector<std::string_view> views(spelled.begin(), spelled.end());
@@ -79,15 +85,17 @@ Section::Section(const Tree* value, std::string path, std::string what,
     where_ = value->where;
     if (value->kind == Tree::Kind::null) return;
     if (value->kind != Tree::Kind::map) {
-        error(value->where, fmt::format("{} must be a map of keys, not {}", what_, kind_name(value->kind)));
+        error(value->where,
+              fmt::format("{} must be a map of keys, not {}", what_, kind_name(value->kind)));
         return;
     }
     map_ = value;
     for (const TreeEntry& entry : map_->entries) {
-        if (std::find(known_keys.begin(), known_keys.end(), entry.key) != known_keys.end()) continue;
-        context_.diagnostics.warning(
-            entry.key_where, fmt::format("unknown key '{}' in {}{}; ignored", entry.key, what_,
-                                         did_you_mean(entry.key, known_keys)));
+        if (std::find(known_keys.begin(), known_keys.end(), entry.key) != known_keys.end())
+            continue;
+        context_.diagnostics.warning(entry.key_where,
+                                     fmt::format("unknown key '{}' in {}{}; ignored", entry.key,
+                                                 what_, did_you_mean(entry.key, known_keys)));
     }
 }
 
@@ -147,8 +155,8 @@ bool Section::unit_value(std::string_view key, std::string_view expected, Parse 
     SourceLocation where = v->where;
     if (text.find('\n') == std::string::npos && parsed.error.offset <= text.size())
         where.column += static_cast<int>(parsed.error.offset);
-    std::string message = fmt::format("'{}' of {} must be {}: {}", key, what_, expected,
-                                      parsed.error.message);
+    std::string message =
+        fmt::format("'{}' of {} must be {}: {}", key, what_, expected, parsed.error.message);
     if (parsed.error.replacement && parsed.error.offset <= text.size()) {
         std::string fixed = text;
         fixed.replace(parsed.error.offset, parsed.error.length, *parsed.error.replacement);
@@ -187,7 +195,8 @@ bool Section::bandwidth(std::string_view key, double& out) {
     if (!unit_value(key, "a bandwidth such as 500M/s", parse_bandwidth, value)) return false;
     if (!(value > 0)) {
         error(context_.locations[key_path(key)],
-              fmt::format("'{}' of {} must be greater than 0 (leave it out when unknown)", key, what_));
+              fmt::format("'{}' of {} must be greater than 0 (leave it out when unknown)", key,
+                          what_));
         return false;
     }
     out = value;
@@ -271,11 +280,13 @@ bool Section::count(std::string_view key, unsigned& out, unsigned minimum) {
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc{} || ptr != text.data() + text.size() ||
         value > std::numeric_limits<unsigned>::max()) {
-        error(v->where, fmt::format("'{}' of {} must be a whole number, got '{}'", key, what_, text));
+        error(v->where,
+              fmt::format("'{}' of {} must be a whole number, got '{}'", key, what_, text));
         return false;
     }
     if (value < minimum) {
-        error(v->where, fmt::format("'{}' of {} must be at least {}, got {}", key, what_, minimum, value));
+        error(v->where,
+              fmt::format("'{}' of {} must be at least {}, got {}", key, what_, minimum, value));
         return false;
     }
     out = static_cast<unsigned>(value);
@@ -294,7 +305,8 @@ bool Section::flag(std::string_view key, bool& out) {
         out = false;
         return true;
     }
-    error(v->where, fmt::format("'{}' of {} must be true or false, got '{}'", key, what_, v->scalar));
+    error(v->where,
+          fmt::format("'{}' of {} must be true or false, got '{}'", key, what_, v->scalar));
     return false;
 }
 
@@ -308,7 +320,7 @@ bool Section::text(std::string_view key, std::string& out) {
 bool Section::text_list(std::string_view key, std::vector<std::string>& out) {
     const Tree* v = value(key);
     if (!v) return false;
-    if (v->kind == Tree::Kind::scalar) {  // `labels: scratch` is read as [scratch]
+    if (v->kind == Tree::Kind::scalar) { // `labels: scratch` is read as [scratch]
         out = {v->scalar};
         context_.locations[key_path(key) + "[0]"] = v->where;
         return true;
@@ -323,8 +335,8 @@ bool Section::text_list(std::string_view key, std::vector<std::string>& out) {
     for (std::size_t i = 0; i < v->items.size(); ++i) {
         const Tree& item = v->items[i];
         if (item.kind != Tree::Kind::scalar || item.scalar.empty()) {
-            error(item.where, fmt::format("item {} of '{}' in {} must be a non-empty name", i + 1,
-                                          key, what_));
+            error(item.where,
+                  fmt::format("item {} of '{}' in {} must be a non-empty name", i + 1, key, what_));
             ok = false;
             continue;
         }

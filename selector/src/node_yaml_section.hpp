@@ -4,12 +4,12 @@
 // warned about ("unknown key ... did you mean").
 #pragma once
 
+#include "node_yaml_internal.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "node_yaml_internal.hpp"
 
 namespace iosig::node_yaml_detail {
 
@@ -35,7 +35,7 @@ public:
     const std::string& path() const { return path_; }
     const std::string& what() const { return what_; }
     SourceLocation where() const { return where_; }
-    bool has(std::string_view key) const;  // given and not null
+    bool has(std::string_view key) const; // given and not null
 
     // The raw value of `key` (nullptr when absent or null); records its location and provenance.
     const Tree* value(std::string_view key);
@@ -45,13 +45,13 @@ public:
     // Each returns true iff the key was given and valid; `out` is left unchanged otherwise.
     bool size(std::string_view key, std::uint64_t& out, SizeRule rule);
     bool size(std::string_view key, std::optional<std::uint64_t>& out, SizeRule rule);
-    bool bandwidth(std::string_view key, double& out);  // > 0
+    bool bandwidth(std::string_view key, double& out); // > 0
     bool bandwidth(std::string_view key, std::optional<double>& out);
     bool duration(std::string_view key, double& out, DurationRule rule);
     bool duration(std::string_view key, std::optional<double>& out, DurationRule rule);
-    bool probability(std::string_view key, std::optional<double>& out);  // 0 < p < 1
-    bool ratio(std::string_view key, std::optional<double>& out);        // 0 <= r <= 1
-    bool number(std::string_view key, double& out);                      // plain, >= 0
+    bool probability(std::string_view key, std::optional<double>& out); // 0 < p < 1
+    bool ratio(std::string_view key, std::optional<double>& out);       // 0 <= r <= 1
+    bool number(std::string_view key, double& out);                     // plain, >= 0
     bool number(std::string_view key, std::optional<double>& out);
     bool count(std::string_view key, unsigned& out, unsigned minimum);
     bool flag(std::string_view key, bool& out);
@@ -73,7 +73,8 @@ public:
 
 private:
     const Tree* scalar(std::string_view key, std::string_view expected);
-    bool choice(std::string_view key, const std::vector<std::string_view>& names, std::size_t& index);
+    bool choice(std::string_view key, const std::vector<std::string_view>& names,
+                std::size_t& index);
     template <class T, class Parse>
     bool unit_value(std::string_view key, std::string_view expected, Parse parse, T& out);
 

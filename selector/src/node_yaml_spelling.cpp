@@ -1,10 +1,10 @@
 // "did you mean" for misspelled keys, enum values and device names in node files.
+#include "node_yaml_internal.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
-
-#include "node_yaml_internal.hpp"
 
 namespace iosig::node_yaml_detail {
 namespace {
@@ -15,8 +15,10 @@ std::size_t typo_distance(std::string_view a, std::string_view b) {
     const auto low = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
     const std::size_t n = a.size(), m = b.size();
     std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
-    for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+    for (std::size_t i = 0; i <= n; ++i)
+        d[i][0] = i;
+    for (std::size_t j = 0; j <= m; ++j)
+        d[0][j] = j;
     for (std::size_t i = 1; i <= n; ++i) {
         for (std::size_t j = 1; j <= m; ++j) {
             const std::size_t cost = low(a[i - 1]) == low(b[j - 1]) ? 0 : 1;
@@ -30,7 +32,8 @@ std::size_t typo_distance(std::string_view a, std::string_view b) {
 
 } // namespace
 
-std::string closest_spelling(std::string_view word, const std::vector<std::string_view>& candidates) {
+std::string closest_spelling(std::string_view word,
+                             const std::vector<std::string_view>& candidates) {
     if (word.empty() || word.size() > 64) return {};
     // Up to one edit per three letters: "sequental" -> "sequential", but "abc" is not "xyz".
     const std::size_t budget = std::max<std::size_t>(1, word.size() / 3);

@@ -1,9 +1,9 @@
 // Tree -> YAML text, for the free-form `calibration` maps: block style whatever the source used, so
 // that a map reads back to the same text after to_yaml; quoted scalars stay quoted (a quoted "123"
 // is a string to whoever reads the calibration) and tags stay.
-#include <yaml-cpp/yaml.h>
-
 #include "node_yaml_internal.hpp"
+
+#include <yaml-cpp/yaml.h>
 
 namespace iosig::node_yaml_detail {
 namespace {
@@ -24,14 +24,17 @@ void emit_tag(YAML::Emitter& out, const std::string& tag) {
 void emit_tree(YAML::Emitter& out, const Tree& tree) {
     emit_tag(out, tree.tag);
     switch (tree.kind) {
-    case Tree::Kind::null: out << YAML::Null; break;
+    case Tree::Kind::null:
+        out << YAML::Null;
+        break;
     case Tree::Kind::scalar:
         if (tree.tag == "!") out << YAML::DoubleQuoted;
         out << tree.scalar;
         break;
     case Tree::Kind::sequence:
         out << YAML::Block << YAML::BeginSeq;
-        for (const Tree& item : tree.items) emit_tree(out, item);
+        for (const Tree& item : tree.items)
+            emit_tree(out, item);
         out << YAML::EndSeq;
         break;
     case Tree::Kind::map:

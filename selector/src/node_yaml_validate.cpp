@@ -1,12 +1,12 @@
-// Checks across values of a node (docs/config.md, "Validation"): device references, what each device
-// structure and redundancy scheme needs, cycles, mount references; then, after inference, that each
-// mounted device has what the throughput model needs.
+// Checks across values of a node (docs/config.md, "Validation"): device references, what each
+// device structure and redundancy scheme needs, cycles, mount references; then, after inference,
+// that each mounted device has what the throughput model needs.
+#include "node_yaml_internal.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <set>
-
-#include "node_yaml_internal.hpp"
 
 namespace iosig::node_yaml_detail {
 namespace {
@@ -15,19 +15,27 @@ class StructureCheck {
 public:
     StructureCheck(const Node& node, const Locations& locations, Diagnostics& diagnostics)
         : node_(node), locations_(locations), diagnostics_(diagnostics) {
-        for (const Device& d : node.devices) names_.push_back(d.name);
+        for (const Device& d : node.devices)
+            names_.push_back(d.name);
     }
 
     bool run() {
         for (const Device& device : node_.devices) {
             switch (device.structure) {
-            case DeviceStructure::simple: check_simple(device); break;
-            case DeviceStructure::complex: check_complex(device); break;
-            case DeviceStructure::partition: check_partition(device); break;
+            case DeviceStructure::simple:
+                check_simple(device);
+                break;
+            case DeviceStructure::complex:
+                check_complex(device);
+                break;
+            case DeviceStructure::partition:
+                check_partition(device);
+                break;
             }
         }
         if (references_ok_) check_cycles();
-        for (const Mount& mount : node_.mounts) check_mount(mount);
+        for (const Mount& mount : node_.mounts)
+            check_mount(mount);
         return references_ok_;
     }
 
@@ -120,10 +128,11 @@ private:
     void check_complex(const Device& d) {
         reject_keys(d, {"owner"}, "partitions");
         if (d.scheme == RedundancyScheme::none) {
-            error(at(d, "scheme"), fmt::format("complex device '{}' needs a 'scheme' (raid0, raid1, "
-                                               "raid5, raid6, raid10, replication, erasure or "
-                                               "opaque)",
-                                               d.name));
+            error(at(d, "scheme"),
+                  fmt::format("complex device '{}' needs a 'scheme' (raid0, raid1, "
+                              "raid5, raid6, raid10, replication, erasure or "
+                              "opaque)",
+                              d.name));
             return;
         }
         const std::size_t k = d.members.size();
@@ -139,10 +148,18 @@ private:
                                               to_string(d.scheme), d.name, minimum, why, k));
         };
         switch (d.scheme) {
-        case RedundancyScheme::raid0: need_members(2, ""); break;
-        case RedundancyScheme::raid1: need_members(2, ""); break;
-        case RedundancyScheme::raid5: need_members(3, ""); break;
-        case RedundancyScheme::raid6: need_members(4, ""); break;
+        case RedundancyScheme::raid0:
+            need_members(2, "");
+            break;
+        case RedundancyScheme::raid1:
+            need_members(2, "");
+            break;
+        case RedundancyScheme::raid5:
+            need_members(3, "");
+            break;
+        case RedundancyScheme::raid6:
+            need_members(4, "");
+            break;
         case RedundancyScheme::raid10:
             need_members(4, "");
             if (k >= 4 && k % 2 != 0)
@@ -168,7 +185,8 @@ private:
                              fmt::format(" for its {}+{} code", d.data_units, d.parity_units));
             break;
         case RedundancyScheme::none:
-        case RedundancyScheme::opaque: break;
+        case RedundancyScheme::opaque:
+            break;
         }
         const auto ignored = [&](std::string_view key, RedundancyScheme used_by) {
             if (given(d, key) && d.scheme != used_by)
@@ -200,9 +218,10 @@ private:
                 if (mark == Mark::active) {
                     const auto from = std::find(stack.begin(), stack.end(), child->name);
                     std::string cycle;
-                    for (auto it = from; it != stack.end(); ++it) cycle += std::string(*it) + " -> ";
-                    error(child->where, fmt::format("devices contain themselves: {}{}", cycle,
-                                                    child->name));
+                    for (auto it = from; it != stack.end(); ++it)
+                        cycle += std::string(*it) + " -> ";
+                    error(child->where,
+                          fmt::format("devices contain themselves: {}{}", cycle, child->name));
                     return false;
                 }
                 if (mark == Mark::unvisited && !self(self, *child)) return false;
@@ -259,8 +278,9 @@ void validate_completed(const Node& node, const Locations& locations, Diagnostic
         if (!device) continue;
         const std::string key = mount_key(m.path);
         const SourceLocation device_at = located(locations, key + ".device", m.where);
-        for (const auto& [field, value] : {std::pair{"seq_read_bw", device->performance.seq_read_bw},
-                                           std::pair{"seq_write_bw", device->performance.seq_write_bw}})
+        for (const auto& [field, value] :
+             {std::pair{"seq_read_bw", device->performance.seq_read_bw},
+              std::pair{"seq_write_bw", device->performance.seq_write_bw}})
             if (!(value > 0))
                 diagnostics.error(
                     device_at,

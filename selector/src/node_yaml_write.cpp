@@ -1,12 +1,12 @@
 // Node -> YAML in the schema of docs/config.md, with units where they are exact and provenance tags
 // where node.provenance has them, so that loading the text gives back an equal model.
-#include <cmath>
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include "iosig/node_yaml.hpp"
 #include "iosig/units.hpp"
 #include "node_yaml_internal.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 namespace iosig {
 namespace {
@@ -18,10 +18,12 @@ std::string bandwidth_text(double bytes_per_second) {
     if (bytes_per_second >= 1 && bytes_per_second < 0x1p63 &&
         bytes_per_second == std::floor(bytes_per_second))
         return format_size(static_cast<std::uint64_t>(bytes_per_second)) + "/s";
-    return fmt::format("{}", bytes_per_second);  // shortest text that parses back to the same double
+    return fmt::format("{}", bytes_per_second); // shortest text that parses back to the same double
 }
 
-std::string number_text(double value) { return fmt::format("{}", value); }
+std::string number_text(double value) {
+    return fmt::format("{}", value);
+}
 
 class Writer {
 public:
@@ -55,19 +57,24 @@ private:
         key(path, name);
         out_ << YAML::BeginMap;
     }
-    void list(const std::string& section, std::string_view name, const std::vector<std::string>& items) {
+    void list(const std::string& section, std::string_view name,
+              const std::vector<std::string>& items) {
         key(section + "." + std::string(name), name);
         out_ << YAML::Flow << YAML::BeginSeq;
-        for (const std::string& item : items) out_ << item;
+        for (const std::string& item : items)
+            out_ << item;
         out_ << YAML::EndSeq;
     }
-    void optional_bandwidth(const std::string& s, std::string_view name, const std::optional<double>& v) {
+    void optional_bandwidth(const std::string& s, std::string_view name,
+                            const std::optional<double>& v) {
         if (v) scalar(s, name, bandwidth_text(*v));
     }
-    void optional_duration(const std::string& s, std::string_view name, const std::optional<double>& v) {
+    void optional_duration(const std::string& s, std::string_view name,
+                           const std::optional<double>& v) {
         if (v) scalar(s, name, format_duration(*v));
     }
-    void optional_number(const std::string& s, std::string_view name, const std::optional<double>& v) {
+    void optional_number(const std::string& s, std::string_view name,
+                         const std::optional<double>& v) {
         if (v) scalar(s, name, number_text(*v));
     }
     void optional_size(const std::string& s, std::string_view name,
@@ -81,7 +88,7 @@ private:
         node_yaml_detail::Tree tree;
         if (!node_yaml_detail::parse_tree(text, "calibration", tree, ignored) ||
             tree.kind != node_yaml_detail::Tree::Kind::map)
-            tree = node_yaml_detail::Tree();  // not a map: keep the file loadable
+            tree = node_yaml_detail::Tree(); // not a map: keep the file loadable
         tree.kind = node_yaml_detail::Tree::Kind::map;
         key(section + ".calibration", "calibration");
         if (tree.entries.empty())
@@ -170,7 +177,8 @@ private:
     void write_devices() {
         if (node_.devices.empty()) return;
         begin_map("devices", "devices");
-        for (const Device& d : node_.devices) write_device(d);
+        for (const Device& d : node_.devices)
+            write_device(d);
         out_ << YAML::EndMap;
     }
 
@@ -204,7 +212,8 @@ private:
         if (node_.mounts.empty()) return;
         key("mounts", "mounts");
         out_ << YAML::BeginSeq;
-        for (const Mount& m : node_.mounts) write_mount(m);
+        for (const Mount& m : node_.mounts)
+            write_mount(m);
         out_ << YAML::EndSeq;
     }
 
@@ -214,6 +223,8 @@ private:
 
 } // namespace
 
-std::string to_yaml(const Node& node) { return Writer(node).run(); }
+std::string to_yaml(const Node& node) {
+    return Writer(node).run();
+}
 
 } // namespace iosig

@@ -16,9 +16,11 @@ namespace {
 double log_choose(unsigned N, unsigned n) {
     const unsigned k = std::min(n, N - n);
     if (k > 64)
-        return std::lgamma(N + 1.0) - std::lgamma(n + 1.0) - std::lgamma(static_cast<double>(N - n) + 1);
+        return std::lgamma(N + 1.0) - std::lgamma(n + 1.0) -
+               std::lgamma(static_cast<double>(N - n) + 1);
     double product = 1;
-    for (unsigned i = 0; i < k; ++i) product *= static_cast<double>(N - i) / (i + 1);
+    for (unsigned i = 0; i < k; ++i)
+        product *= static_cast<double>(N - i) / (i + 1);
     return std::log(product);
 }
 
@@ -57,8 +59,8 @@ double binomial_upper_tail(unsigned sector_bits, unsigned correctable_bits, doub
         sum += term;
         if (term < negligible * sum) break;
     }
-    const double lower = std::exp(log_binomial_term(sector_bits, correctable_bits, log_p, log_q) +
-                                  std::log(sum));
+    const double lower =
+        std::exp(log_binomial_term(sector_bits, correctable_bits, log_p, log_q) + std::log(sum));
     return std::max(0.0, 1 - lower);
 }
 
@@ -66,7 +68,7 @@ struct Figures {
     double mttf = default_mttf;
     double mttr = default_mttr;
     double ber = default_ber;
-    std::vector<const char*> defaulted;  // names of the figures that fell back to defaults
+    std::vector<const char*> defaulted; // names of the figures that fell back to defaults
 };
 
 // A complex device's own figure if the config gives one (e.g. the array's rebuild time as MTTR),
@@ -85,9 +87,18 @@ Figures resolve_figures(const Node& node, const Device& device) {
         if (!device.reliability.ber && r.ber) ber = ber ? std::max(*ber, *r.ber) : *r.ber;
     }
     Figures f;
-    if (mttf) f.mttf = *mttf; else f.defaulted.push_back("MTTF");
-    if (mttr) f.mttr = *mttr; else f.defaulted.push_back("MTTR");
-    if (ber) f.ber = *ber; else f.defaulted.push_back("BER");
+    if (mttf)
+        f.mttf = *mttf;
+    else
+        f.defaulted.push_back("MTTF");
+    if (mttr)
+        f.mttr = *mttr;
+    else
+        f.defaulted.push_back("MTTR");
+    if (ber)
+        f.ber = *ber;
+    else
+        f.defaulted.push_back("BER");
     return f;
 }
 
@@ -171,11 +182,13 @@ double mttdl_mds(unsigned data_units, unsigned parity_units, double mttf, double
     // (MTTF/MTTR)^m / (d(d-1)...(d-m)) / (lambda + h mu): direct while it stays in range (every
     // practical m), in logs beyond, where mu^m and lambda^m leave the double range.
     double direct = 1 / (lambda + h * mu);
-    for (unsigned i = 0; i < parity_units; ++i) direct *= mttf / mttr / (d - i);
+    for (unsigned i = 0; i < parity_units; ++i)
+        direct *= mttf / mttr / (d - i);
     direct /= d - parity_units;
     if (std::isfinite(direct) && direct > 1e-300) return direct;
     double log_mttdl = parity_units * std::log(mttf / mttr) - std::log(lambda + h * mu);
-    for (unsigned i = 0; i <= parity_units; ++i) log_mttdl -= std::log(static_cast<double>(d - i));
+    for (unsigned i = 0; i <= parity_units; ++i)
+        log_mttdl -= std::log(static_cast<double>(d - i));
     return std::exp(log_mttdl);
 }
 
@@ -192,8 +205,8 @@ MountReliability prepare_mount_reliability(const Node& node, const Mount& mount)
     if (device->structure == DeviceStructure::partition) {
         const Device* owner = node.find_device(device->owner);
         if (owner == nullptr)
-            return not_reliable(fmt::format("partition '{}' of unknown device '{}'", device->name,
-                                            device->owner));
+            return not_reliable(
+                fmt::format("partition '{}' of unknown device '{}'", device->name, device->owner));
         prefix = fmt::format("partition '{}' of ", device->name);
         device = owner;
     }
@@ -202,8 +215,8 @@ MountReliability prepare_mount_reliability(const Node& node, const Mount& mount)
                                         to_string(device->media), device->name));
     if (device->scheme == RedundancyScheme::opaque) {
         if (!device->mttdl)
-            return not_reliable(fmt::format("{}opaque device '{}' without a stated mttdl", prefix,
-                                            device->name));
+            return not_reliable(
+                fmt::format("{}opaque device '{}' without a stated mttdl", prefix, device->name));
         MountReliability r;
         r.kind = MountReliability::Kind::stated;
         r.stated_mttdl = *device->mttdl;
@@ -212,8 +225,8 @@ MountReliability prepare_mount_reliability(const Node& node, const Mount& mount)
     }
     const std::optional<Eq2Mapping> mapping = map_scheme(*device);
     if (!mapping)
-        return not_reliable(fmt::format("{}{} without redundancy", prefix,
-                                        describe_members(node, *device)));
+        return not_reliable(
+            fmt::format("{}{} without redundancy", prefix, describe_members(node, *device)));
 
     const Figures figures = resolve_figures(node, *device);
     MountReliability r;
@@ -237,8 +250,10 @@ MountReliability prepare_mount_reliability(const Node& node, const Mount& mount)
 
 double MountReliability::mttdl(std::uint64_t file_size) const {
     switch (kind) {
-    case Kind::not_reliable: return 0;
-    case Kind::stated: return stated_mttdl;
+    case Kind::not_reliable:
+        return 0;
+    case Kind::stated:
+        return stated_mttdl;
     case Kind::eq2:
         // RAID10: each pair holds 1/groups of the file; losing any pair loses the file.
         return mttdl_mds(data_units, parity_units, mttf, mttr,

@@ -5,13 +5,13 @@
 // a few arithmetic operations per mount plus the explanation's strings.
 #include "iosig/selection.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <fmt/format.h>
-
 #include "iosig/reliability.hpp"
 #include "iosig/throughput.hpp"
 #include "iosig/units.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
 
 namespace iosig {
 namespace {
@@ -37,21 +37,24 @@ std::string fs_name(const Mount& m, const char* otherwise) {
 
 // The parts of the exclusion texts that depend on the signature only, formatted once per selection.
 struct DemandTexts {
-    std::string mttdl;         // "needs MTTDL >= 20 y for 1 GiB, has "
-    std::string availability;  // "needs loss probability <= 1e-06 over ..., has "
-    std::string size;          // "needs 6 GiB (totalsize), has "
-    std::string file;          // "needs a 6 GiB file, "
+    std::string mttdl;        // "needs MTTDL >= 20 y for 1 GiB, has "
+    std::string availability; // "needs loss probability <= 1e-06 over ..., has "
+    std::string size;         // "needs 6 GiB (totalsize), has "
+    std::string file;         // "needs a 6 GiB file, "
 
-    DemandTexts(const Signature& sig, const SelectionContext& context, std::uint64_t reliability_size) {
+    DemandTexts(const Signature& sig, const SelectionContext& context,
+                std::uint64_t reliability_size) {
         if (!context.explain) return;
         const std::string for_size = human_size(static_cast<double>(reliability_size));
         if (sig.mttdl_seconds)
-            mttdl = fmt::format("needs MTTDL >= {} for {}, has ", human_mttdl(*sig.mttdl_seconds), for_size);
+            mttdl = fmt::format("needs MTTDL >= {} for {}, has ", human_mttdl(*sig.mttdl_seconds),
+                                for_size);
         if (sig.availability)
-            availability = fmt::format("needs loss probability <= {:.3g} over the job lifetime of {} ({}) "
-                                       "for {}, has ",
-                                       *sig.availability, human_duration(context.job_lifetime),
-                                       context.job_lifetime_source, for_size);
+            availability =
+                fmt::format("needs loss probability <= {:.3g} over the job lifetime of {} ({}) "
+                            "for {}, has ",
+                            *sig.availability, human_duration(context.job_lifetime),
+                            context.job_lifetime_source, for_size);
         if (sig.total_size) {
             const std::string total = human_size(static_cast<double>(*sig.total_size));
             size = "needs " + total + " (totalsize), has ";
@@ -77,13 +80,15 @@ struct MountSelector::PreparedMount {
     const Mount* mount = nullptr;
     Eq3Parameters sequential, random;
     MountReliability reliability;
-    std::uint64_t available = 0;  // 0: unknown, not checked
+    std::uint64_t available = 0; // 0: unknown, not checked
     bool archive = false, tamperproof = false;
     std::string volatile_text, free_text, max_file_text;
-    std::string fixed_mttdl_text;  // "none (why)" or "1000 y (stated)": MTTDLs that do not depend on the size
+    std::string fixed_mttdl_text; // "none (why)" or "1000 y (stated)": MTTDLs that do not depend on
+                                  // the size
 
     std::string mttdl_text(double mttdl) const {
-        return fixed_mttdl_text.empty() ? describe_mttdl(mttdl, reliability.basis) : fixed_mttdl_text;
+        return fixed_mttdl_text.empty() ? describe_mttdl(mttdl, reliability.basis)
+                                        : fixed_mttdl_text;
     }
 };
 
@@ -100,7 +105,8 @@ MountSelector::MountSelector(const Node& node) : node_(&node) {
         p.available = available_space(node, m);
         p.archive = m.archive || has_label(m, "archive");
         p.tamperproof = m.tamperproof || has_label(m, "tamperproof");
-        p.volatile_text = "needs persist; " + fs_name(m, "the") + " mount is volatile (contents lost on reboot)";
+        p.volatile_text =
+            "needs persist; " + fs_name(m, "the") + " mount is volatile (contents lost on reboot)";
         p.free_text = human_size(static_cast<double>(p.available)) + " free";
         if (m.max_file_size != 0)
             p.max_file_text = fs_name(m, "the file system") + " allows at most " +
@@ -127,19 +133,22 @@ Selection MountSelector::select(const Signature& sig, const SelectionContext& co
         const Mount& m = *p.mount;
         Candidate& c = selection.candidates[i];
         c.mount = &m;
-        c.throughput = eq3_throughput(sig.pattern == AccessPattern::random ? p.random : p.sequential,
-                                      selection.size_per_io);
+        c.throughput = eq3_throughput(
+            sig.pattern == AccessPattern::random ? p.random : p.sequential, selection.size_per_io);
         c.mttdl = p.reliability.mttdl(reliability_size);
         if (explain) c.mttdl_basis = p.reliability.basis;
 
         auto exclude = [&](ExclusionReason reason, auto&& make_text) {
-            c.exclusions.push_back(Exclusion{reason, explain ? std::string(make_text()) : std::string()});
+            c.exclusions.push_back(
+                Exclusion{reason, explain ? std::string(make_text()) : std::string()});
         };
         if (sig.visibility == Visibility::global && !m.global)
-            exclude(ExclusionReason::not_global,
-                    [] { return "needs global (the same files from every node of the job); mount is local"; });
+            exclude(ExclusionReason::not_global, [] {
+                return "needs global (the same files from every node of the job); mount is local";
+            });
         if (sig.visibility == Visibility::local && m.global)
-            exclude(ExclusionReason::not_local, [] { return "needs local; mount is global (shared between nodes)"; });
+            exclude(ExclusionReason::not_local,
+                    [] { return "needs local; mount is global (shared between nodes)"; });
         if (sig.persistence == Persistence::persist && m.is_volatile)
             exclude(ExclusionReason::is_volatile, [&] { return p.volatile_text; });
         if (sig.mttdl_seconds && !(c.mttdl >= *sig.mttdl_seconds))
@@ -149,22 +158,26 @@ Selection MountSelector::select(const Signature& sig, const SelectionContext& co
             const double loss = loss_probability(c.mttdl, context.job_lifetime);
             if (!(loss <= *sig.availability))
                 exclude(ExclusionReason::loss_too_likely, [&] {
-                    return demand.availability + (loss >= 1 ? std::string("1") : fmt::format("{:.3g}", loss)) +
+                    return demand.availability +
+                           (loss >= 1 ? std::string("1") : fmt::format("{:.3g}", loss)) +
                            " (MTTDL " + p.mttdl_text(c.mttdl) + ")";
                 });
         }
         if (sig.archive && !p.archive)
-            exclude(ExclusionReason::not_archive,
-                    [] { return "needs archive; mount is neither `archive: true` nor labelled 'archive'"; });
+            exclude(ExclusionReason::not_archive, [] {
+                return "needs archive; mount is neither `archive: true` nor labelled 'archive'";
+            });
         if (sig.tamperproof && !p.tamperproof)
             exclude(ExclusionReason::not_tamperproof, [] {
-                return "needs tamperproof; mount is neither `tamperproof: true` nor labelled 'tamperproof'";
+                return "needs tamperproof; mount is neither `tamperproof: true` nor labelled "
+                       "'tamperproof'";
             });
         if (sig.total_size) {
             if (p.available != 0 && *sig.total_size > p.available)
                 exclude(ExclusionReason::too_small, [&] { return demand.size + p.free_text; });
             if (m.max_file_size != 0 && *sig.total_size > m.max_file_size)
-                exclude(ExclusionReason::file_too_large, [&] { return demand.file + p.max_file_text; });
+                exclude(ExclusionReason::file_too_large,
+                        [&] { return demand.file + p.max_file_text; });
         }
         c.eligible = c.exclusions.empty();
         if (c.eligible) best = std::max(best, c.throughput);
@@ -176,7 +189,8 @@ Selection MountSelector::select(const Signature& sig, const SelectionContext& co
         const Candidate& c = selection.candidates[i];
         if (!c.eligible || c.throughput < best - tie_tolerance * best) continue;
         ++ties;
-        if (!selection.choice || c.mount->path < selection.candidates[*selection.choice].mount->path)
+        if (!selection.choice ||
+            c.mount->path < selection.candidates[*selection.choice].mount->path)
             selection.choice = i;
     }
     if (ties > 1 && explain)
@@ -186,7 +200,8 @@ Selection MountSelector::select(const Signature& sig, const SelectionContext& co
     return selection;
 }
 
-Selection select_mount(const Node& node, const Signature& signature, const SelectionContext& context) {
+Selection select_mount(const Node& node, const Signature& signature,
+                       const SelectionContext& context) {
     return MountSelector(node).select(signature, context);
 }
 

@@ -1,11 +1,11 @@
 // The job lifetime that `availability` is evaluated over (docs/selection.md, "Job lifetime").
+#include "iosig/selection.hpp"
+#include "iosig/units.hpp"
+
 #include <cstdlib>
 #include <ctime>
 #include <fmt/format.h>
 #include <string>
-
-#include "iosig/selection.hpp"
-#include "iosig/units.hpp"
 
 namespace iosig {
 namespace {

@@ -35,16 +35,18 @@ bool is_rotational(const Device& device) {
 double eq3_throughput(const Eq3Parameters& parameters, std::uint64_t size_per_io) {
     if (size_per_io == 0 || !(parameters.write_bw > 0)) return 0;
     const std::uint64_t cs = parameters.chunk == 0 ? 4096 : parameters.chunk;
-    const bool partial_chunk = size_per_io % cs != 0;  // d: read-modify-write of the last chunk
+    const bool partial_chunk = size_per_io % cs != 0; // d: read-modify-write of the last chunk
     const double chunks = static_cast<double>((size_per_io + cs - 1) / cs);
-    double seconds_per_io = parameters.latency + chunks * static_cast<double>(cs) / parameters.write_bw;
+    double seconds_per_io =
+        parameters.latency + chunks * static_cast<double>(cs) / parameters.write_bw;
     if (partial_chunk) {
         if (!(parameters.read_bw > 0)) return 0;
         seconds_per_io += static_cast<double>(cs) / parameters.read_bw;
     }
     double ios_per_second = 1.0 / seconds_per_io;
     if (parameters.max_iops > 0)
-        ios_per_second = std::min(ios_per_second, parameters.max_iops / (partial_chunk ? 2.0 : 1.0));
+        ios_per_second =
+            std::min(ios_per_second, parameters.max_iops / (partial_chunk ? 2.0 : 1.0));
     return ios_per_second * static_cast<double>(size_per_io);
 }
 
@@ -54,7 +56,7 @@ Eq3Parameters eq3_parameters(const Node& node, const Mount& mount, AccessPattern
     out.chunk = chunk == 0 ? 4096 : chunk;
 
     const Device* device = node.find_device(mount.device);
-    if (device == nullptr) return out;  // zero bandwidth: throughput 0, ranked last
+    if (device == nullptr) return out; // zero bandwidth: throughput 0, ranked last
     const Device* owner =
         device->structure == DeviceStructure::partition ? node.find_device(device->owner) : nullptr;
     const Performance p = effective_performance(*device, owner);
@@ -68,7 +70,7 @@ Eq3Parameters eq3_parameters(const Node& node, const Mount& mount, AccessPattern
         out.write_bw = p.seq_write_bw;
         out.read_bw = p.seq_read_bw;
     }
-    if (!(out.read_bw > 0)) out.read_bw = out.write_bw;  // no read figure: reads as fast as writes
+    if (!(out.read_bw > 0)) out.read_bw = out.write_bw; // no read figure: reads as fast as writes
     out.latency = p.op_latency + (random && rotational ? p.seek_latency : 0.0);
     out.max_iops = p.max_iops;
     return out;

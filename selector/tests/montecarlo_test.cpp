@@ -1,11 +1,11 @@
 // The Monte Carlo simulation of data loss (failures at MTTF, rebuilds at MTTR, bit errors at BER
 // with ECC) against Eq. 2, as the paper's Fig. 12 does, with the paper's Sect. 7.4 figures.
-#include <cmath>
-#include <gtest/gtest.h>
-
 #include "iosig/montecarlo.hpp"
 #include "iosig/reliability.hpp"
 #include "iosig/units.hpp"
+
+#include <cmath>
+#include <gtest/gtest.h>
 
 namespace iosig {
 namespace {
@@ -81,7 +81,8 @@ TEST(MonteCarlo, FailureBiasingDoesNotBiasTheEstimate) {
     MonteCarloResult plain = simulate_mttdl(s);
     const double sigma = std::hypot(biased.standard_error, plain.standard_error);
     EXPECT_NEAR(biased.mean_seconds, plain.mean_seconds, 4 * sigma);
-    EXPECT_LT(biased.standard_error, plain.standard_error);  // and it is what makes rare losses cheap
+    EXPECT_LT(biased.standard_error,
+              plain.standard_error); // and it is what makes rare losses cheap
 }
 
 TEST(MonteCarlo, IsDeterministicPerSeed) {
@@ -106,9 +107,9 @@ TEST(MonteCarlo, BitErrorsBeyondEccShortenTheMttdl) {
     clean.ber = 0;
     MonteCarloSetup noisy = paper_setup(1, 1, 1e12);
     const double clean_years = simulate_mttdl(clean).mean_seconds / year;
-    EXPECT_NEAR(clean_years / (eq2(clean) / year), 1.0, 0.05);  // mu / (2 lambda^2) = 18 000 y
+    EXPECT_NEAR(clean_years / (eq2(clean) / year), 1.0, 0.05); // mu / (2 lambda^2) = 18 000 y
     EXPECT_LT(simulate_mttdl(noisy).mean_seconds / year, clean_years / 100);
-    noisy.correctable_bits = 4;  // stronger ECC: bit errors stop mattering at this size
+    noisy.correctable_bits = 4; // stronger ECC: bit errors stop mattering at this size
     EXPECT_NEAR(simulate_mttdl(noisy).mean_seconds / year / clean_years, 1.0, 0.05);
 }
 

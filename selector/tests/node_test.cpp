@@ -1,7 +1,7 @@
 // The node model's look-ups and the YAML spelling of its enums.
-#include <gtest/gtest.h>
-
 #include "iosig/node.hpp"
+
+#include <gtest/gtest.h>
 
 using namespace iosig;
 
@@ -52,7 +52,7 @@ TEST(NodeModel, ProvenanceIsSpelledAsItsYamlTag) {
     EXPECT_EQ(to_string(Provenance::measured), "measured");
     EXPECT_EQ(to_string(Provenance::derived), "derived");
     EXPECT_EQ(to_string(Provenance::detected), "detected");
-    EXPECT_EQ(to_string(Provenance::defaulted), "default");  // the tag is !default
+    EXPECT_EQ(to_string(Provenance::defaulted), "default"); // the tag is !default
     EXPECT_EQ(to_string(Provenance::user), "user");
     EXPECT_EQ(to_string(Provenance::unknown), "unknown");
 }
@@ -70,7 +70,7 @@ TEST(NodeModel, EqualityComparesEveryField) {
     EXPECT_NE(a, b);
     b = a;
     b.where.line = 3;
-    EXPECT_NE(a, b);  // locations count; tests clear them to compare models from different files
+    EXPECT_NE(a, b); // locations count; tests clear them to compare models from different files
     Node x, y;
     y.provenance["node.page_size"] = Provenance::measured;
     EXPECT_NE(x, y);

@@ -1,8 +1,8 @@
 // Loading from files: unreadable files are diagnostics naming the file; no input makes the loader
 // throw or crash (docs/config.md, "Validation").
-#include <random>
-
 #include "node_yaml_test_support.hpp"
+
+#include <random>
 
 using namespace iosig;
 using namespace iosig::testing_support;
@@ -27,14 +27,16 @@ TEST(NodeYamlFiles, AMissingFileIsAnError) {
 
 TEST(NodeYamlFiles, ADirectoryIsAnError) {
     TempDir dir;
-    EXPECT_THAT(errors(load_node_files({dir.path()})),
-                ElementsAre(dir.path().string() + ": error: cannot read node file: it is a directory"));
+    EXPECT_THAT(
+        errors(load_node_files({dir.path()})),
+        ElementsAre(dir.path().string() + ": error: cannot read node file: it is a directory"));
 }
 
 TEST(NodeYamlFiles, EveryUnreadableFileIsReported) {
     TempDir dir;
     const auto good = dir.write("good.yaml", minimal_node);
-    const NodeLoadResult result = load_node_files({dir.path() / "a.yaml", good, dir.path() / "b.yaml"});
+    const NodeLoadResult result =
+        load_node_files({dir.path() / "a.yaml", good, dir.path() / "b.yaml"});
     EXPECT_FALSE(result.ok());
     EXPECT_EQ(errors(result).size(), 2u) << all_diagnostics(result);
 }
@@ -49,7 +51,8 @@ TEST(NodeYamlFiles, AHugeFileIsRefusedBeforeParsing) {
     {
         std::ofstream out(big, std::ios::binary);
         const std::string line = "# " + std::string(1022, 'x') + "\n";
-        for (int i = 0; i < 17 * 1024; ++i) out << line;
+        for (int i = 0; i < 17 * 1024; ++i)
+            out << line;
     }
     EXPECT_THAT(errors(load_node_files({big})),
                 ElementsAre(big.string() + ": error: node file is larger than 16 MiB; is it the "
@@ -58,7 +61,8 @@ TEST(NodeYamlFiles, AHugeFileIsRefusedBeforeParsing) {
 
 TEST(NodeYamlFiles, TextUsesTheGivenNameOrAPlaceholder) {
     EXPECT_THAT(errors(load_node_text("devices: [")), ElementsAre(HasSubstr("<string>:1:")));
-    EXPECT_THAT(errors(load_node_text("devices: [", "cli-arg")), ElementsAre(HasSubstr("cli-arg:1:")));
+    EXPECT_THAT(errors(load_node_text("devices: [", "cli-arg")),
+                ElementsAre(HasSubstr("cli-arg:1:")));
 }
 
 TEST(NodeYamlFiles, ArbitraryBytesNeverThrow) {
@@ -67,7 +71,8 @@ TEST(NodeYamlFiles, ArbitraryBytesNeverThrow) {
     for (int i = 0; i < 2000; ++i) {
         std::string text;
         const int length = static_cast<int>(random() % 200);
-        for (int j = 0; j < length; ++j) text += alphabet[random() % alphabet.size()];
+        for (int j = 0; j < length; ++j)
+            text += alphabet[random() % alphabet.size()];
         NodeLoadResult result;
         EXPECT_NO_THROW(result = load_node_text(text, "random.yaml")) << text;
         if (!result.ok()) EXPECT_FALSE(errors(result).empty()) << text;
@@ -82,9 +87,15 @@ TEST(NodeYamlFiles, MutatedValidFilesNeverThrowAndFailOnlyWithAnError) {
         for (int edits = 0; edits < 3; ++edits) {
             const std::size_t at = random() % text.size();
             switch (random() % 3) {
-            case 0: text.erase(at, 1); break;
-            case 1: text.insert(at, 1, "x:-[]{}!0 \n"[random() % 11]); break;
-            default: text[at] = "aQ9 :\n"[random() % 6]; break;
+            case 0:
+                text.erase(at, 1);
+                break;
+            case 1:
+                text.insert(at, 1, "x:-[]{}!0 \n"[random() % 11]);
+                break;
+            default:
+                text[at] = "aQ9 :\n"[random() % 6];
+                break;
             }
         }
         NodeLoadResult result;

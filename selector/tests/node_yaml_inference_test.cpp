@@ -57,7 +57,7 @@ TEST(NodeYamlInference, MountCapacityIsTheDevicesAndFreeIsTheCapacity) {
     EXPECT_EQ(given.mounts[0].free_space, 50 * GiB);
 
     const Node full = load_ok(std::string(minimal_node) + "    free: 0\n");
-    EXPECT_EQ(full.mounts[0].free_space, 0u);  // explicitly full, not "unknown"
+    EXPECT_EQ(full.mounts[0].free_space, 0u); // explicitly full, not "unknown"
 }
 
 TEST(NodeYamlInference, PartitionsShareTheirOwnersMediumAndFigures) {
@@ -75,16 +75,16 @@ devices:
     const Device& p1 = device(node, "d1p1");
     EXPECT_EQ(p1.media, MediaKind::hdd);
     EXPECT_TRUE(p1.rotational);
-    EXPECT_EQ(p1.capacity, 40 * GiB);  // given
+    EXPECT_EQ(p1.capacity, 40 * GiB); // given
     EXPECT_DOUBLE_EQ(p1.performance.seq_read_bw, 100 * MiB);
     EXPECT_DOUBLE_EQ(p1.performance.seek_latency, 8e-3);
     EXPECT_DOUBLE_EQ(p1.performance.max_iops, 200);
     EXPECT_DOUBLE_EQ(*p1.reliability.ber, 1e-14);
     EXPECT_EQ(node.provenance.at("devices.d1p1.performance.seq_read_bw"), Provenance::derived);
     const Device& p2 = device(node, "d1p2");
-    EXPECT_EQ(p2.capacity, 100 * GiB);  // the owner's: an upper bound
+    EXPECT_EQ(p2.capacity, 100 * GiB); // the owner's: an upper bound
     EXPECT_DOUBLE_EQ(p2.performance.seq_write_bw, 50 * MiB);
-    EXPECT_DOUBLE_EQ(p2.performance.rand_write_bw, 50 * MiB);  // from its own seq, not the owner's
+    EXPECT_DOUBLE_EQ(p2.performance.rand_write_bw, 50 * MiB); // from its own seq, not the owner's
     EXPECT_DOUBLE_EQ(*p2.reliability.mttf, 1 * 365.25 * 86400);
     EXPECT_DOUBLE_EQ(*p2.reliability.mttr, 2 * 86400.0);
 }
@@ -100,14 +100,14 @@ TEST(NodeYamlInference, ComplexCapacityFollowsTheScheme) {
   nfs: {scheme: opaque, members: [d1, d2]}
   given: {scheme: raid1, members: [d1, d2], capacity: 42G}
 )"));
-    EXPECT_EQ(device(node, "r0").capacity, 300 * GiB);   // sum
-    EXPECT_EQ(device(node, "r1").capacity, 100 * GiB);   // smallest
-    EXPECT_EQ(device(node, "r5").capacity, 300 * GiB);   // (k-1) * smallest
-    EXPECT_EQ(device(node, "r6").capacity, 200 * GiB);   // (k-2) * smallest
-    EXPECT_EQ(device(node, "r10").capacity, 200 * GiB);  // k/2 * smallest
-    EXPECT_EQ(device(node, "rep").capacity, 300 * GiB);  // sum / replicas
-    EXPECT_EQ(device(node, "ec").capacity, 500 * GiB);   // sum * n/(n+m)
-    EXPECT_EQ(device(node, "nfs").capacity, 0u);         // opaque: not derivable
+    EXPECT_EQ(device(node, "r0").capacity, 300 * GiB);  // sum
+    EXPECT_EQ(device(node, "r1").capacity, 100 * GiB);  // smallest
+    EXPECT_EQ(device(node, "r5").capacity, 300 * GiB);  // (k-1) * smallest
+    EXPECT_EQ(device(node, "r6").capacity, 200 * GiB);  // (k-2) * smallest
+    EXPECT_EQ(device(node, "r10").capacity, 200 * GiB); // k/2 * smallest
+    EXPECT_EQ(device(node, "rep").capacity, 300 * GiB); // sum / replicas
+    EXPECT_EQ(device(node, "ec").capacity, 500 * GiB);  // sum * n/(n+m)
+    EXPECT_EQ(device(node, "nfs").capacity, 0u);        // opaque: not derivable
     EXPECT_EQ(device(node, "given").capacity, 42 * GiB);
     EXPECT_EQ(node.provenance.at("devices.r5.capacity"), Provenance::derived);
     EXPECT_FALSE(node.provenance.contains("devices.given.capacity"));
@@ -132,7 +132,7 @@ TEST(NodeYamlInference, ComplexBandwidthIsTheDataWidthTimesTheSlowestMember) {
     EXPECT_DOUBLE_EQ(device(node, "rep").performance.seq_read_bw, 200 * MiB);
     EXPECT_DOUBLE_EQ(device(node, "ec").performance.seq_write_bw, 3 * 90 * MiB);
     EXPECT_DOUBLE_EQ(device(node, "ec").performance.rand_read_bw, 3 * 100 * MiB);
-    EXPECT_DOUBLE_EQ(device(node, "nfs").performance.seq_read_bw, 0);  // opaque: give it
+    EXPECT_DOUBLE_EQ(device(node, "nfs").performance.seq_read_bw, 0); // opaque: give it
     // Latencies are the worst member's; IOPS scale like bandwidth.
     EXPECT_DOUBLE_EQ(device(node, "r5").performance.op_latency, 4e-3);
     EXPECT_DOUBLE_EQ(device(node, "r6").performance.seek_latency, 8e-3);
@@ -148,9 +148,9 @@ TEST(NodeYamlInference, GivenComplexFiguresWin) {
 )"));
     const Performance& p = device(node, "r1").performance;
     EXPECT_DOUBLE_EQ(p.seq_read_bw, 500 * MiB);
-    EXPECT_DOUBLE_EQ(p.rand_read_bw, 500 * MiB);   // the device's own seq, not the members'
-    EXPECT_DOUBLE_EQ(p.seq_write_bw, 190 * MiB);   // derived from the members ...
-    EXPECT_DOUBLE_EQ(p.rand_write_bw, 190 * MiB);  // ... as is its random counterpart
+    EXPECT_DOUBLE_EQ(p.rand_read_bw, 500 * MiB);  // the device's own seq, not the members'
+    EXPECT_DOUBLE_EQ(p.seq_write_bw, 190 * MiB);  // derived from the members ...
+    EXPECT_DOUBLE_EQ(p.rand_write_bw, 190 * MiB); // ... as is its random counterpart
     EXPECT_DOUBLE_EQ(p.max_iops, 10);
 }
 
@@ -162,7 +162,7 @@ TEST(NodeYamlInference, AnUncappedOrUnknownMemberStopsTheDerivation) {
 )"));
     EXPECT_EQ(device(node, "r0").capacity, 0u);
     EXPECT_DOUBLE_EQ(device(node, "r0").performance.seq_read_bw, 0);
-    EXPECT_DOUBLE_EQ(device(node, "r1").performance.max_iops, 0);  // d6 has no cap
+    EXPECT_DOUBLE_EQ(device(node, "r1").performance.max_iops, 0); // d6 has no cap
     EXPECT_DOUBLE_EQ(device(node, "r1").performance.seq_read_bw, 200 * MiB);
 }
 
@@ -172,8 +172,8 @@ TEST(NodeYamlInference, ComplexMediaAndRotationFollowTheMembers) {
   d1p: {owner: d1}
   told: {scheme: raid1, media: nvram, rotational: false, members: [d1, d2]}
 )"));
-    EXPECT_EQ(device(node, "mixed").media, MediaKind::ssd);  // two of three
-    EXPECT_TRUE(device(node, "mixed").rotational);           // one spinning member suffices
+    EXPECT_EQ(device(node, "mixed").media, MediaKind::ssd); // two of three
+    EXPECT_TRUE(device(node, "mixed").rotational);          // one spinning member suffices
     EXPECT_EQ(device(node, "hdds").media, MediaKind::hdd);
     EXPECT_EQ(device(node, "told").media, MediaKind::nvram);
     EXPECT_FALSE(device(node, "told").rotational);

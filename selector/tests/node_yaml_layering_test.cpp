@@ -1,10 +1,10 @@
-// Several node files are layered in order: a later file overrides key by key, devices merge by name,
-// mounts by path, lists and calibration maps are replaced; diagnostics still name the file each value
-// came from (docs/config.md, "Layering").
-#include "node_yaml_test_support.hpp"
-#include <yaml-cpp/yaml.h>
-
+// Several node files are layered in order: a later file overrides key by key, devices merge by
+// name, mounts by path, lists and calibration maps are replaced; diagnostics still name the file
+// each value came from (docs/config.md, "Layering").
 #include "iosig/units.hpp"
+#include "node_yaml_test_support.hpp"
+
+#include <yaml-cpp/yaml.h>
 
 using namespace iosig;
 using namespace iosig::testing_support;
@@ -74,9 +74,9 @@ mounts:
     EXPECT_DOUBLE_EQ(*nvme0.reliability.ber, 1e-15);
     EXPECT_FALSE(node.find_device("nvme1")->reliability.mttf.has_value());
     const Device& hdd0 = *node.find_device("hdd0");
-    EXPECT_DOUBLE_EQ(hdd0.performance.seq_write_bw, 150.0 * (1 << 20));  // overridden
-    EXPECT_DOUBLE_EQ(hdd0.performance.seq_read_bw, 200.0 * (1 << 20));   // kept
-    EXPECT_DOUBLE_EQ(hdd0.performance.seek_latency, 8e-3);               // kept
+    EXPECT_DOUBLE_EQ(hdd0.performance.seq_write_bw, 150.0 * (1 << 20)); // overridden
+    EXPECT_DOUBLE_EQ(hdd0.performance.seq_read_bw, 200.0 * (1 << 20));  // kept
+    EXPECT_DOUBLE_EQ(hdd0.performance.seek_latency, 8e-3);              // kept
     EXPECT_TRUE(hdd0.rotational);
 
     // A new device and a new mount are appended after the first file's.
@@ -107,8 +107,8 @@ mounts:
 }
 
 TEST_F(NodeYamlLayering, ListsAndCalibrationMapsAreReplacedNotMerged) {
-    const auto result = load_node_files(
-        {dir.write("calibrated.yaml", calibrated), dir.write("site.yaml", R"(
+    const auto result =
+        load_node_files({dir.write("calibrated.yaml", calibrated), dir.write("site.yaml", R"(
 devices:
   md0: {calibration: {version: 2}, members: [nvme1, nvme0]}
 mounts:
@@ -119,13 +119,13 @@ mounts:
     EXPECT_THAT(node.find_device("md0")->members, ElementsAre("nvme1", "nvme0"));
     const YAML::Node calibration = YAML::Load(node.find_device("md0")->calibration_yaml);
     EXPECT_EQ(calibration["version"].as<int>(), 2);
-    EXPECT_FALSE(calibration["points"]);  // the earlier map is gone, not merged
+    EXPECT_FALSE(calibration["points"]); // the earlier map is gone, not merged
     EXPECT_THAT(node.find_mount("/scratch")->labels, ElementsAre("scratch"));
 }
 
 TEST_F(NodeYamlLayering, NullInALaterFileRemovesAValue) {
-    const auto result = load_node_files({dir.write("calibrated.yaml", calibrated),
-                                         dir.write("site.yaml", R"(
+    const auto result =
+        load_node_files({dir.write("calibrated.yaml", calibrated), dir.write("site.yaml", R"(
 system: {memory_bw: ~}
 mounts:
   - {path: /scratch, free: null, labels: }
@@ -136,22 +136,24 @@ mounts:
     EXPECT_FALSE(node.provenance.contains("system.memory_bw"));
     const Mount& scratch = *node.find_mount("/scratch");
     EXPECT_TRUE(scratch.labels.empty());
-    EXPECT_EQ(scratch.free_space, scratch.capacity);  // back to the default
+    EXPECT_EQ(scratch.free_space, scratch.capacity); // back to the default
 }
 
 TEST_F(NodeYamlLayering, ThreeFilesApplyInOrder) {
     const auto result = load_node_files(
         {dir.write("a.yaml", minimal_node),
-         dir.write("b.yaml", "node: {name: from-b, page_size: 8K}\ndevices:\n  ssd0: {capacity: 200G}\n"),
-         dir.write("c.yaml", "node: {name: from-c}\nmounts:\n  - {path: /mnt/ssd, global: true}\n")});
+         dir.write("b.yaml",
+                   "node: {name: from-b, page_size: 8K}\ndevices:\n  ssd0: {capacity: 200G}\n"),
+         dir.write("c.yaml",
+                   "node: {name: from-c}\nmounts:\n  - {path: /mnt/ssd, global: true}\n")});
     ASSERT_TRUE(result.ok()) << all_diagnostics(result);
     const Node& node = *result.node;
     EXPECT_EQ(node.name, "from-c");
-    EXPECT_EQ(node.page_size, 8192u);                       // b's, untouched by c
-    EXPECT_EQ(node.devices[0].capacity, 200ull << 30);      // b overrides a
-    EXPECT_EQ(node.mounts[0].capacity, 200ull << 30);       // inferred from the layered device
-    EXPECT_TRUE(node.mounts[0].global);                     // c
-    EXPECT_EQ(node.mounts[0].device, "ssd0");               // a
+    EXPECT_EQ(node.page_size, 8192u);                  // b's, untouched by c
+    EXPECT_EQ(node.devices[0].capacity, 200ull << 30); // b overrides a
+    EXPECT_EQ(node.mounts[0].capacity, 200ull << 30);  // inferred from the layered device
+    EXPECT_TRUE(node.mounts[0].global);                // c
+    EXPECT_EQ(node.mounts[0].device, "ssd0");          // a
 }
 
 TEST_F(NodeYamlLayering, TheOrderOfFilesDecides) {
@@ -163,8 +165,11 @@ TEST_F(NodeYamlLayering, TheOrderOfFilesDecides) {
 
 TEST_F(NodeYamlLayering, ValidationRunsOnTheResultOnly) {
     // Neither file alone is valid: one lacks media, the other bandwidths.
-    const auto a = dir.write("a.yaml", "devices:\n  ssd0: {capacity: 1G}\nmounts:\n  - {path: /m, device: ssd0}\n");
-    const auto b = dir.write("b.yaml", "devices:\n  ssd0: {media: ssd, performance: {seq_read_bw: 1G/s, seq_write_bw: 1G/s}}\n");
+    const auto a = dir.write(
+        "a.yaml", "devices:\n  ssd0: {capacity: 1G}\nmounts:\n  - {path: /m, device: ssd0}\n");
+    const auto b = dir.write(
+        "b.yaml",
+        "devices:\n  ssd0: {media: ssd, performance: {seq_read_bw: 1G/s, seq_write_bw: 1G/s}}\n");
     EXPECT_FALSE(load_node_files({a}).ok());
     const auto only_b = load_node_files({b});
     ASSERT_TRUE(only_b.ok());
@@ -189,9 +194,10 @@ mounts:
     EXPECT_THAT(errors(result),
                 ElementsAre(site_file + ":4:33: error: 'seq_write_bw' of 'performance' of device "
                                         "'hdd0' must be greater than 0 (leave it out when unknown)",
-                            site_file + ":6:30: error: 'capacity' of mount '/data' must be a size "
-                                        "such as 4K or 256G: unknown size unit 'Q' (use B, K, M, G, "
-                                        "T or P; all base 1024) (did you mean '1M'?)"));
+                            site_file +
+                                ":6:30: error: 'capacity' of mount '/data' must be a size "
+                                "such as 4K or 256G: unknown size unit 'Q' (use B, K, M, G, "
+                                "T or P; all base 1024) (did you mean '1M'?)"));
 
     // A structural error about a value from the second file points into the second file ...
     const auto members = dir.write("members.yaml", "devices:\n  md0: {members: [nvme0, nvme2]}\n");
@@ -219,7 +225,9 @@ TEST_F(NodeYamlLayering, SyntaxErrorsInAnyFileAreAllReported) {
 
 TEST_F(NodeYamlLayering, AMountPathTwiceInOneFileIsAnErrorEvenWhenLayering) {
     const auto a = dir.write("a.yaml", minimal_node);
-    const auto b = dir.write("b.yaml", "mounts:\n  - {path: /mnt/ssd, global: true}\n  - {path: /mnt/ssd, global: false}\n");
+    const auto b = dir.write(
+        "b.yaml",
+        "mounts:\n  - {path: /mnt/ssd, global: true}\n  - {path: /mnt/ssd, global: false}\n");
     EXPECT_THAT(errors(load_node_files({a, b})),
                 ElementsAre(b.string() + ":3:12: error: mount path '/mnt/ssd' is listed twice in "
                                          "this file (first at line 2); a later file may override "
@@ -239,10 +247,10 @@ TEST(NodeYamlShippedConfigs, TheSiteOverridesExampleLayersOverThePaperNode) {
     const Mount& hdd = *node.find_mount("/mnt/hdd");
     EXPECT_TRUE(hdd.archive);
     EXPECT_THAT(hdd.labels, ElementsAre("bulk", "archive-tier"));
-    EXPECT_EQ(hdd.device, "hdd0");  // untouched keys stay
+    EXPECT_EQ(hdd.device, "hdd0"); // untouched keys stay
     EXPECT_TRUE(node.find_mount("/mnt/nfs")->tamperproof);
     EXPECT_FALSE(node.find_mount("/mnt/nfs")->archive);
     EXPECT_TRUE(node.find_mount("/mnt/nfs")->global);
     EXPECT_EQ(node.find_mount("/mnt/raid1")->free_space, 3ull << 30);
-    EXPECT_EQ(node.mounts.size(), 5u);  // overrides add no mount
+    EXPECT_EQ(node.mounts.size(), 5u); // overrides add no mount
 }

@@ -1,9 +1,9 @@
 // to_yaml writes the schema back, with exact units and provenance tags; loading its text gives an
 // equal model (docs/config.md, "Writing node files").
-#include <yaml-cpp/yaml.h>
-
-#include "node_yaml_test_support.hpp"
 #include "iosig/units.hpp"
+#include "node_yaml_test_support.hpp"
+
+#include <yaml-cpp/yaml.h>
 
 using namespace iosig;
 using namespace iosig::testing_support;
@@ -155,7 +155,7 @@ TEST(NodeYamlRoundTrip, AHandBuiltCompleteNodeRoundTripsExactly) {
     Node node;
     node.name = "built";
     node.page_size = 65536;
-    node.system.memory_bw = 1e10 / 3;  // not a whole number of bytes per second
+    node.system.memory_bw = 1e10 / 3; // not a whole number of bytes per second
     node.system.dirty_expire = 1.0 / 3;
     node.system.dirty_ratio = 0.15;
     Device& d = node.devices.emplace_back();

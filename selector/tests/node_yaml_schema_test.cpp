@@ -1,8 +1,8 @@
 // Every key of docs/config.md is read into the model with its unit (docs/config.md, "Schema").
-#include "node_yaml_test_support.hpp"
-#include <yaml-cpp/yaml.h>
-
 #include "iosig/units.hpp"
+#include "node_yaml_test_support.hpp"
+
+#include <yaml-cpp/yaml.h>
 
 using namespace iosig;
 using namespace iosig::testing_support;
@@ -180,7 +180,7 @@ devices:
   r10: {structure: complex, scheme: raid10, members: [a, b, c, d]}
 )");
     EXPECT_EQ(node.find_device("r0")->scheme, RedundancyScheme::raid0);
-    EXPECT_EQ(node.find_device("r1")->scheme, RedundancyScheme::raid1);  // case-insensitive
+    EXPECT_EQ(node.find_device("r1")->scheme, RedundancyScheme::raid1); // case-insensitive
     EXPECT_EQ(node.find_device("r5")->scheme, RedundancyScheme::raid5);
     EXPECT_EQ(node.find_device("r6")->scheme, RedundancyScheme::raid6);
     EXPECT_EQ(node.find_device("r10")->scheme, RedundancyScheme::raid10);
@@ -276,7 +276,7 @@ TEST(NodeYamlSchema, MountDefaults) {
     EXPECT_FALSE(m.archive);
     EXPECT_FALSE(m.tamperproof);
     EXPECT_EQ(m.block_size, 4096u);
-    EXPECT_EQ(m.max_file_size, 0u);  // no limit
+    EXPECT_EQ(m.max_file_size, 0u); // no limit
     EXPECT_EQ(m.ecc.correctable_bits, 0u);
     EXPECT_EQ(m.ecc.sector_bits, 4096u);
     EXPECT_TRUE(m.labels.empty());
@@ -352,11 +352,17 @@ mounts:
 
 // Each unit form of docs/config.md ("Quantities"), through the key that uses it.
 TEST(NodeYamlUnits, SizesAreBase1024InAnySpelling) {
-    const std::vector<std::pair<std::string, std::uint64_t>> cases{
-        {"4096", 4096},         {"4K", 4096},           {"4k", 4096},
-        {"4KB", 4096},          {"4KiB", 4096},         {"1.5G", 3ull << 29},
-        {"2T", 2ull << 40},     {"1P", 1ull << 50},     {"512B", 512},
-        {"\"16M\"", 16u << 20}, {"!measured 1M", 1u << 20}};
+    const std::vector<std::pair<std::string, std::uint64_t>> cases{{"4096", 4096},
+                                                                   {"4K", 4096},
+                                                                   {"4k", 4096},
+                                                                   {"4KB", 4096},
+                                                                   {"4KiB", 4096},
+                                                                   {"1.5G", 3ull << 29},
+                                                                   {"2T", 2ull << 40},
+                                                                   {"1P", 1ull << 50},
+                                                                   {"512B", 512},
+                                                                   {"\"16M\"", 16u << 20},
+                                                                   {"!measured 1M", 1u << 20}};
     for (const auto& [text, bytes] : cases) {
         const Node node = load_ok(R"(
 devices:
@@ -373,20 +379,24 @@ TEST(NodeYamlUnits, BandwidthsAreSizesPerSecond) {
         {"500M/s", 500 * MiB}, {"500MiB/s", 500 * MiB}, {"500MB/s", 500 * MiB},
         {"1.5G/s", 1.5 * GiB}, {"1000", 1000},          {"2e9", 2e9}};
     for (const auto& [text, bw] : cases) {
-        const Node node = load_ok("devices:\n  ssd0: {media: ssd, performance: {seq_read_bw: " +
-                                  text + "}}\n");
+        const Node node =
+            load_ok("devices:\n  ssd0: {media: ssd, performance: {seq_read_bw: " + text + "}}\n");
         EXPECT_DOUBLE_EQ(node.devices[0].performance.seq_read_bw, bw) << text;
     }
 }
 
 TEST(NodeYamlUnits, DurationsFromNanosecondsToYears) {
     const std::vector<std::pair<std::string, double>> cases{
-        {"100ns", 100e-9}, {"5us", 5e-6}, {"8ms", 8e-3},        {"2", 2},
-        {"2s", 2},         {"5min", 300}, {"2h", 7200},         {"1d", 86400},
-        {"2w", 1209600},   {"10y", 10 * seconds_per_year}, {"1.5e-3", 1.5e-3}};
+        {"100ns", 100e-9}, {"5us", 5e-6},
+        {"8ms", 8e-3},     {"2", 2},
+        {"2s", 2},         {"5min", 300},
+        {"2h", 7200},      {"1d", 86400},
+        {"2w", 1209600},   {"10y", 10 * seconds_per_year},
+        {"1.5e-3", 1.5e-3}};
     for (const auto& [text, seconds] : cases) {
-        const Node node = load_ok("devices:\n  hdd0: {media: hdd, performance: {seek_latency: " +
-                                  text + "}, reliability: {mttr: " + text + "}}\n");
+        const Node node =
+            load_ok("devices:\n  hdd0: {media: hdd, performance: {seek_latency: " + text +
+                    "}, reliability: {mttr: " + text + "}}\n");
         EXPECT_DOUBLE_EQ(node.devices[0].performance.seek_latency, seconds) << text;
         EXPECT_DOUBLE_EQ(*node.devices[0].reliability.mttr, seconds) << text;
     }
@@ -412,6 +422,7 @@ TEST(NodeYamlUnits, AnEmptyFileIsAnEmptyNodeWithAWarning) {
     const NodeLoadResult result = load_node_text("", "empty.yaml");
     ASSERT_TRUE(result.ok());
     EXPECT_TRUE(result.node->devices.empty());
-    EXPECT_THAT(warnings(result),
-                ElementsAre("empty.yaml: warning: the node defines no mounts, so no IO can be placed"));
+    EXPECT_THAT(
+        warnings(result),
+        ElementsAre("empty.yaml: warning: the node defines no mounts, so no IO can be placed"));
 }

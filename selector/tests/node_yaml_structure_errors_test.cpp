@@ -70,7 +70,8 @@ TEST(NodeYamlComplexDevices, RaidLevelsNeedTheirMemberCounts) {
               "node.yaml:6:31: error: raid6 device 'e' needs at least 4 members, has 3");
     EXPECT_EQ(only_error(with_disks("  e: {scheme: raid10, members: [a, b]}\n")),
               "node.yaml:6:32: error: raid10 device 'e' needs at least 4 members, has 2");
-    EXPECT_EQ(only_error(with_disks("  f: {media: ssd}\n  e: {scheme: raid10, members: [a, b, c, d, f]}\n")),
+    EXPECT_EQ(only_error(with_disks(
+                  "  f: {media: ssd}\n  e: {scheme: raid10, members: [a, b, c, d, f]}\n")),
               "node.yaml:7:32: error: raid10 device 'e' needs an even number of members (mirrored "
               "pairs), has 5");
     load_ok(with_disks("  e: {scheme: raid10, members: [a, b, c, d]}\n"));
@@ -99,7 +100,8 @@ TEST(NodeYamlComplexDevices, ErasureCodesNeedDataAndParityUnits) {
     EXPECT_EQ(only_error(with_disks("  e: {scheme: erasure, data_units: 0, parity_units: 1, "
                                     "members: [a]}\n")),
               "node.yaml:6:36: error: 'data_units' of device 'e' must be at least 1, got 0");
-    load_ok(with_disks("  e: {scheme: erasure, data_units: 2, parity_units: 2, members: [a, b, c, d]}\n"));
+    load_ok(with_disks(
+        "  e: {scheme: erasure, data_units: 2, parity_units: 2, members: [a, b, c, d]}\n"));
 }
 
 TEST(NodeYamlPartitions, NeedAnOwnerThatExistsAndIsNotAPartition) {

@@ -1,6 +1,8 @@
 // Helpers for the node YAML specifications (node*_test.cpp).
 #pragma once
 
+#include "iosig/node_yaml.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <gmock/gmock.h>
@@ -10,12 +12,10 @@
 #include <unistd.h>
 #include <vector>
 
-#include "iosig/node_yaml.hpp"
-
 namespace iosig::testing_support {
 
-// Raw string literals in the tests start with a newline so that line 1 of the YAML is the line after
-// R"( — the line numbers the tests assert then match what one sees.
+// Raw string literals in the tests start with a newline so that line 1 of the YAML is the line
+// after R"( — the line numbers the tests assert then match what one sees.
 inline std::string yaml(std::string_view text) {
     if (!text.empty() && text.front() == '\n') text.remove_prefix(1);
     return std::string(text);
@@ -23,7 +23,8 @@ inline std::string yaml(std::string_view text) {
 
 inline std::vector<std::string> formatted(const NodeLoadResult& result) {
     std::vector<std::string> lines;
-    for (const ConfigDiagnostic& d : result.diagnostics) lines.push_back(d.format());
+    for (const ConfigDiagnostic& d : result.diagnostics)
+        lines.push_back(d.format());
     return lines;
 }
 
@@ -43,7 +44,8 @@ inline std::vector<std::string> warnings(const NodeLoadResult& result) {
 
 inline std::string all_diagnostics(const NodeLoadResult& result) {
     std::string text;
-    for (const std::string& line : formatted(result)) text += line + "\n";
+    for (const std::string& line : formatted(result))
+        text += line + "\n";
     return text;
 }
 
@@ -103,8 +105,10 @@ private:
 
 // Clears every SourceLocation so that models read from different files compare equal.
 inline Node without_locations(Node node) {
-    for (Device& d : node.devices) d.where = {};
-    for (Mount& m : node.mounts) m.where = {};
+    for (Device& d : node.devices)
+        d.where = {};
+    for (Mount& m : node.mounts)
+        m.where = {};
     return node;
 }
 

@@ -40,7 +40,8 @@ TEST(NodeYamlSyntax, OneDocumentPerFile) {
 // yaml-cpp 0.7 reports "," as an endless series of empty documents (its issue #1040).
 TEST(NodeYamlSyntax, AStrayFlowIndicatorIsASyntaxErrorNotAHang) {
     EXPECT_EQ(only_error(","), "node.yaml:1:1: error: YAML syntax: unexpected ','");
-    EXPECT_EQ(only_error("# comment\n\n  ,\n"), "node.yaml:3:3: error: YAML syntax: unexpected ','");
+    EXPECT_EQ(only_error("# comment\n\n  ,\n"),
+              "node.yaml:3:3: error: YAML syntax: unexpected ','");
 }
 
 TEST(NodeYamlSyntax, TextMustBeUtf8) {
@@ -60,9 +61,9 @@ TEST(NodeYamlSyntax, AliasCyclesAndAliasBombsAreRefused) {
               "node.yaml:1:14: error: an alias inside the value it refers to (a cycle)");
     std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
     for (int i = 1; i < 9; ++i)
-        bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" +
-                std::string("*a") + std::to_string(i - 1) + ", *a" + std::to_string(i - 1) +
-                ", *a" + std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
+        bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + std::string("*a") +
+                std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
+                std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
                 std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
     EXPECT_THAT(only_error(bomb), HasSubstr("more than 200000 values (alias expansion?)"));
 }
@@ -195,8 +196,9 @@ TEST(NodeYamlRangeErrors, ZeroAndNonPowersOfTwo) {
     EXPECT_EQ(only_error("node: {page_size: 0}\n"),
               "node.yaml:1:19: error: 'page_size' of 'node' of the node file must be greater than "
               "0");
-    EXPECT_EQ(only_error("devices:\n  d: {media: hdd, reliability: {mttf: 0}}\n"),
-              "node.yaml:2:39: error: 'mttf' of 'reliability' of device 'd' must be greater than 0");
+    EXPECT_EQ(
+        only_error("devices:\n  d: {media: hdd, reliability: {mttf: 0}}\n"),
+        "node.yaml:2:39: error: 'mttf' of 'reliability' of device 'd' must be greater than 0");
     EXPECT_EQ(only_error("system: {stdio_buffer_size: 0}\n"),
               "node.yaml:1:29: error: 'stdio_buffer_size' of 'system' of the node file must be "
               "greater than 0");

@@ -1,5 +1,5 @@
-// Problems that do not make a node unusable are warnings: the node loads, the warning says where and
-// what to do (docs/config.md, "Validation").
+// Problems that do not make a node unusable are warnings: the node loads, the warning says where
+// and what to do (docs/config.md, "Validation").
 #include "node_yaml_test_support.hpp"
 
 using namespace iosig;
@@ -69,7 +69,7 @@ TEST(NodeYamlWarnings, UnknownProvenanceTags) {
                             "!detected, !default and !user",
                             "node.yaml:10:16: warning: unknown tag '!foo' on 'free'; provenance "
                             "tags are !measured, !derived, !detected, !default and !user"));
-    EXPECT_EQ(result.node->mounts[0].capacity, 10ull << 30);  // the value itself is used
+    EXPECT_EQ(result.node->mounts[0].capacity, 10ull << 30); // the value itself is used
     EXPECT_FALSE(result.node->provenance.contains("mounts[/mnt/ssd].capacity"));
 }
 

@@ -1,10 +1,10 @@
 // The IOSIG paper's device choices (Sect. 7.3, Figs. 6a, 9, 10, 11) on configs/paper-node.yaml.
-#include <gtest/gtest.h>
-
 #include "iosig/node_yaml.hpp"
 #include "iosig/selection.hpp"
 #include "iosig/throughput.hpp"
 #include "iosig/units.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig {
 namespace {
@@ -16,9 +16,10 @@ protected:
     static void SetUpTestSuite() {
         NodeLoadResult loaded = load_node_files({IOSIG_SOURCE_DIR "/configs/paper-node.yaml"});
         std::string diagnostics;
-        for (const ConfigDiagnostic& d : loaded.diagnostics) diagnostics += d.format() + "\n";
+        for (const ConfigDiagnostic& d : loaded.diagnostics)
+            diagnostics += d.format() + "\n";
         ASSERT_TRUE(loaded.ok()) << diagnostics;
-        EXPECT_TRUE(loaded.diagnostics.empty()) << diagnostics;  // not even a warning
+        EXPECT_TRUE(loaded.diagnostics.empty()) << diagnostics; // not even a warning
         node_ = new Node(std::move(*loaded.node));
     }
     static void TearDownTestSuite() {
@@ -27,7 +28,9 @@ protected:
     }
     void SetUp() override { ASSERT_NE(node_, nullptr) << "configs/paper-node.yaml did not load"; }
 
-    static Selection choose(const Signature& s) { return select_mount(*node_, s, SelectionContext{}); }
+    static Selection choose(const Signature& s) {
+        return select_mount(*node_, s, SelectionContext{});
+    }
     static std::string chosen(const Signature& s) {
         const Selection selection = choose(s);
         return selection.chosen() ? selection.chosen()->path : "(none)";
@@ -52,7 +55,8 @@ Signature strided(std::uint64_t chunk) {
 TEST_F(PaperNode, HasTheFiveDevicesOfTheEvaluation) {
     ASSERT_EQ(node_->mounts.size(), 5u);
     int global = 0;
-    for (const Mount& m : node_->mounts) global += m.global;
+    for (const Mount& m : node_->mounts)
+        global += m.global;
     EXPECT_EQ(global, 1);
     EXPECT_TRUE(node_->find_mount("/mnt/nfs")->global);
     EXPECT_TRUE(node_->find_mount("/mnt/ramdisk")->is_volatile);
@@ -84,7 +88,8 @@ TEST_F(PaperNode, Ps2TwentyYearMttdlGoesToTheRaid1) {
             EXPECT_EQ(c.exclusions[0].reason, ExclusionReason::mttdl_too_low) << single;
         }
         EXPECT_TRUE(candidate(selection, "/mnt/nfs").eligible);
-        EXPECT_GT(candidate(selection, "/mnt/raid1").mttdl, 100 * seconds_per_year);  // "more than 100 years"
+        EXPECT_GT(candidate(selection, "/mnt/raid1").mttdl,
+                  100 * seconds_per_year); // "more than 100 years"
     }
 }
 
@@ -94,7 +99,8 @@ TEST_F(PaperNode, Ps3PersistGoesToTheNvram) {
         s.persistence = Persistence::persist;
         const Selection selection = choose(s);
         EXPECT_EQ(selection.chosen() ? selection.chosen()->path : "", "/mnt/nvram") << chunk;
-        EXPECT_EQ(candidate(selection, "/mnt/ramdisk").exclusions.at(0).reason, ExclusionReason::is_volatile);
+        EXPECT_EQ(candidate(selection, "/mnt/ramdisk").exclusions.at(0).reason,
+                  ExclusionReason::is_volatile);
     }
 }
 
@@ -104,16 +110,19 @@ TEST_F(PaperNode, Ps4WithoutDemandsGoesToTheRamdisk) {
 }
 
 TEST_F(PaperNode, StridedRuntimesFollowTheOrderOfFig11b) {
-    // At 512 KB chunks the paper measured HDD > 5 min, NFS 14.4 s, RAID1 2.5 s, NVRAM 1.4 s, ramdisk 0.8 s.
+    // At 512 KB chunks the paper measured HDD > 5 min, NFS 14.4 s, RAID1 2.5 s, NVRAM 1.4 s,
+    // ramdisk 0.8 s.
     const Selection s = choose(strided(512 * KiB));
-    const double hdd = candidate(s, "/mnt/hdd").throughput, nfs = candidate(s, "/mnt/nfs").throughput,
-                 raid = candidate(s, "/mnt/raid1").throughput, nvram = candidate(s, "/mnt/nvram").throughput,
+    const double hdd = candidate(s, "/mnt/hdd").throughput,
+                 nfs = candidate(s, "/mnt/nfs").throughput,
+                 raid = candidate(s, "/mnt/raid1").throughput,
+                 nvram = candidate(s, "/mnt/nvram").throughput,
                  ram = candidate(s, "/mnt/ramdisk").throughput;
     EXPECT_LT(hdd, nfs);
     EXPECT_LT(nfs, raid);
     EXPECT_LT(raid, nvram);
     EXPECT_LT(nvram, ram);
-    EXPECT_GT(GiB / hdd, 60.0);  // minutes on the HDD
+    EXPECT_GT(GiB / hdd, 60.0); // minutes on the HDD
 }
 
 // Fig. 9: the posterized 6 GB image, written in sequential chunks of 16 MB .. 2 GB, persist.
@@ -132,7 +141,8 @@ TEST_F(PaperNode, SixGibibytesFitOnlyTheHddAndTheNfs) {
         const Candidate& c = candidate(s, small);
         EXPECT_FALSE(c.eligible) << small;
         bool too_small = false;
-        for (const Exclusion& e : c.exclusions) too_small |= e.reason == ExclusionReason::too_small;
+        for (const Exclusion& e : c.exclusions)
+            too_small |= e.reason == ExclusionReason::too_small;
         EXPECT_TRUE(too_small) << small;
     }
     EXPECT_TRUE(candidate(s, "/mnt/hdd").eligible);

@@ -1,10 +1,11 @@
-// Eq. 1 (UBER), Eq. 2 (MTTDL of MDS codes), the paper's figures, and the mapping of mounts onto them.
+// Eq. 1 (UBER), Eq. 2 (MTTDL of MDS codes), the paper's figures, and the mapping of mounts onto
+// them.
+#include "iosig/reliability.hpp"
+#include "iosig/units.hpp"
+
 #include <cmath>
 #include <gtest/gtest.h>
 #include <random>
-
-#include "iosig/reliability.hpp"
-#include "iosig/units.hpp"
 
 namespace iosig {
 namespace {
@@ -41,26 +42,28 @@ TEST_P(UberAcrossRates, WithEccEqualsTheTermByTermSum) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Eq1, UberAcrossRates,
-                         ::testing::Combine(::testing::Values(1e-6, 1e-8, 1e-10, 1e-12, 1e-14, 1e-15),
+                         ::testing::Combine(::testing::Values(1e-6, 1e-8, 1e-10, 1e-12, 1e-14,
+                                                              1e-15),
                                             ::testing::Values(512u, 4096u)));
 
 TEST(Eq1, PaperFigureOneUncorrectableBitPerTenTerabyte) {
     // BER 1e-6 with 2 correctable bits per 512-bit sector: "a UBER value of ~1e-14".
     const double u = uber(1e-6, 512, 2);
-    const double leading = 512.0 * 511 * 510 / 6 * 1e-18 / 510;  // C(512,3) p^3 / (N-E)
+    const double leading = 512.0 * 511 * 510 / 6 * 1e-18 / 510; // C(512,3) p^3 / (N-E)
     EXPECT_NEAR(u / leading, 1.0, 1e-3);
     EXPECT_GT(u, 1e-14);
     EXPECT_LT(u, 1e-13);
 }
 
 TEST(Eq1, StaysFiniteAndPositiveAtTheExtremes) {
-    EXPECT_GT(uber(1e-15, 4096, 8), 0);  // ~2e-112, the terms p^n alone reach 1e-135
+    EXPECT_GT(uber(1e-15, 4096, 8), 0); // ~2e-112, the terms p^n alone reach 1e-135
     EXPECT_TRUE(std::isfinite(std::log(uber(1e-15, 4096, 8))));
     // Mode of the binomial far above E: the tail is almost 1, so UBER ~ 1/(N-E).
     EXPECT_NEAR(uber(0.01, 4096, 2) * (4096 - 2), 1.0, 1e-12);
-    EXPECT_NEAR(uber(0.01, 4096, 40) / static_cast<double>(uber_by_brute_force(0.01L, 4096, 40)), 1.0, 1e-9);
+    EXPECT_NEAR(uber(0.01, 4096, 40) / static_cast<double>(uber_by_brute_force(0.01L, 4096, 40)),
+                1.0, 1e-9);
     EXPECT_EQ(uber(0, 512, 2), 0);
-    EXPECT_EQ(uber(1e-6, 512, 512), 0);  // everything correctable
+    EXPECT_EQ(uber(1e-6, 512, 512), 0); // everything correctable
     EXPECT_DOUBLE_EQ(uber(1, 512, 2), 1.0 / 510);
 }
 
@@ -70,7 +73,8 @@ TEST(Eq1, GrowsWithBerAndShrinksWithEcc) {
         EXPECT_GT(uber(ber, 512, 2), previous) << ber;
         previous = uber(ber, 512, 2);
     }
-    for (unsigned E = 0; E < 6; ++E) EXPECT_GT(uber(1e-6, 512, E), uber(1e-6, 512, E + 1)) << E;
+    for (unsigned E = 0; E < 6; ++E)
+        EXPECT_GT(uber(1e-6, 512, E), uber(1e-6, 512, E + 1)) << E;
 }
 
 TEST(Eq1, AgreesWithSectorsSimulatedBitByBit) {
@@ -92,7 +96,7 @@ TEST(Eq1, AgreesWithSectorsSimulatedBitByBit) {
         }
         uncorrectable += errors > E;
     }
-    const double expected = uber(ber, N, E) * (N - E);  // P(sector uncorrectable)
+    const double expected = uber(ber, N, E) * (N - E); // P(sector uncorrectable)
     const double sigma = std::sqrt(expected * (1 - expected) / sectors);
     EXPECT_NEAR(static_cast<double>(uncorrectable) / sectors, expected, 4 * sigma);
 }
@@ -100,7 +104,8 @@ TEST(Eq1, AgreesWithSectorsSimulatedBitByBit) {
 TEST(Eq2, MirrorAndReplicationAreTheSpecialCaseNOne) {
     const double mttf = 10 * year, mttr = day, bits = 8e9, u = 4e-14;
     const double lambda = 1 / mttf, mu = 1 / mttr, h = bits * u;
-    EXPECT_NEAR(mttdl_mds(1, 1, mttf, mttr, bits, u) / (mu / (2 * lambda * (lambda + h * mu))), 1, 1e-12);
+    EXPECT_NEAR(mttdl_mds(1, 1, mttf, mttr, bits, u) / (mu / (2 * lambda * (lambda + h * mu))), 1,
+                1e-12);
     EXPECT_NEAR(mttdl_mds(1, 2, mttf, mttr, bits, u) /
                     (mu * mu / (3 * 2 * 1 * lambda * lambda * (lambda + h * mu))),
                 1, 1e-12);
@@ -135,18 +140,18 @@ TEST(Eq2, LargerFilesLoseDataSooner) {
 TEST(Eq2, ReproducesThePapersOneTerabyteFigures) {
     const double u = uber(1e-6, 512, 2);
     const double raid1 = mttdl_mds(1, 1, 10 * year, day, TiB_bits, u);
-    EXPECT_NEAR(raid1 / year, 12, 1.2);  // 13.0 y
+    EXPECT_NEAR(raid1 / year, 12, 1.2); // 13.0 y
     // RAID1 and RAID5 differ only in d(d-1)/2, so the paper's 15 months pins its RAID5 to 5 disks.
     const double raid5_of_5 = mttdl_mds(4, 1, 10 * year, day, TiB_bits, u);
-    EXPECT_NEAR(raid5_of_5 / (year / 12), 15, 1.5);  // 15.6 months
-    EXPECT_GT(mttdl_mds(3, 1, 10 * year, day, TiB_bits, u) / (year / 12), 20);  // 4 disks: 26 months
-    EXPECT_LT(mttdl_mds(5, 1, 10 * year, day, TiB_bits, u) / (year / 12), 11);  // 6 disks: 10 months
+    EXPECT_NEAR(raid5_of_5 / (year / 12), 15, 1.5);                            // 15.6 months
+    EXPECT_GT(mttdl_mds(3, 1, 10 * year, day, TiB_bits, u) / (year / 12), 20); // 4 disks: 26 months
+    EXPECT_LT(mttdl_mds(5, 1, 10 * year, day, TiB_bits, u) / (year / 12), 11); // 6 disks: 10 months
 }
 
 TEST(LossProbability, IsTheExponentialCdf) {
     EXPECT_NEAR(loss_probability(10 * year, 10 * year), 1 - std::exp(-1.0), 1e-15);
     EXPECT_NEAR(loss_probability(1000 * year, 3600) / (3600 / (1000 * year)), 1, 1e-6);
-    EXPECT_EQ(loss_probability(0, 3600), 1);  // not reliable: loss is certain
+    EXPECT_EQ(loss_probability(0, 3600), 1); // not reliable: loss is certain
     EXPECT_EQ(loss_probability(INFINITY, 3600), 0);
     EXPECT_EQ(loss_probability(10 * year, 0), 0);
 }
@@ -179,7 +184,8 @@ struct MttdlFixture : ::testing::Test {
     static constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 
     void SetUp() override {
-        for (int i = 0; i < 6; ++i) node.devices.push_back(disk("d" + std::to_string(i)));
+        for (int i = 0; i < 6; ++i)
+            node.devices.push_back(disk("d" + std::to_string(i)));
         mount.path = "/mnt/x";
         mount.ecc = Ecc{2, 512};
     }
@@ -188,7 +194,9 @@ struct MttdlFixture : ::testing::Test {
         mount.device = device.name;
         return mount_mttdl(node, mount, bytes);
     }
-    double eq2(unsigned n, unsigned m, double bits) { return mttdl_mds(n, m, 10 * year, day, bits, u); }
+    double eq2(unsigned n, unsigned m, double bits) {
+        return mttdl_mds(n, m, 10 * year, day, bits, u);
+    }
 };
 
 TEST_F(MttdlFixture, SingleDeviceIsNotConsideredReliable) {
@@ -207,15 +215,18 @@ TEST_F(MttdlFixture, Raid1MirrorsOverAllMembers) {
     const auto two = on(array("r1", RedundancyScheme::raid1, {"d0", "d1"}));
     EXPECT_DOUBLE_EQ(two.seconds, eq2(1, 1, 8.0 * GiB));
     EXPECT_NE(two.basis.find("n=1 m=1"), std::string::npos) << two.basis;
-    EXPECT_GT(two.seconds, 100 * year);  // "more than 100 years" for 1 GB (Sect. 7.3)
-    EXPECT_DOUBLE_EQ(on(array("r1x3", RedundancyScheme::raid1, {"d0", "d1", "d2"})).seconds, eq2(1, 2, 8.0 * GiB));
+    EXPECT_GT(two.seconds, 100 * year); // "more than 100 years" for 1 GB (Sect. 7.3)
+    EXPECT_DOUBLE_EQ(on(array("r1x3", RedundancyScheme::raid1, {"d0", "d1", "d2"})).seconds,
+                     eq2(1, 2, 8.0 * GiB));
 }
 
 TEST_F(MttdlFixture, Raid5AndRaid6ToleratesOneAndTwoFailures) {
-    EXPECT_DOUBLE_EQ(on(array("r5", RedundancyScheme::raid5, {"d0", "d1", "d2", "d3", "d4"})).seconds,
-                     eq2(4, 1, 8.0 * GiB));
-    EXPECT_DOUBLE_EQ(on(array("r6", RedundancyScheme::raid6, {"d0", "d1", "d2", "d3", "d4", "d5"})).seconds,
-                     eq2(4, 2, 8.0 * GiB));
+    EXPECT_DOUBLE_EQ(
+        on(array("r5", RedundancyScheme::raid5, {"d0", "d1", "d2", "d3", "d4"})).seconds,
+        eq2(4, 1, 8.0 * GiB));
+    EXPECT_DOUBLE_EQ(
+        on(array("r6", RedundancyScheme::raid6, {"d0", "d1", "d2", "d3", "d4", "d5"})).seconds,
+        eq2(4, 2, 8.0 * GiB));
 }
 
 TEST_F(MttdlFixture, Raid10IsASeriesOfMirroredPairs) {
@@ -265,12 +276,12 @@ TEST_F(MttdlFixture, PartitionInheritsFromItsOwner) {
 }
 
 TEST_F(MttdlFixture, WeakestMemberAndArrayFiguresDecide) {
-    node.devices[1].reliability.mttf = 5 * year;  // d1 is weaker
+    node.devices[1].reliability.mttf = 5 * year; // d1 is weaker
     node.devices[0].reliability.mttr = 2 * day;
     const auto mixed = on(array("r1", RedundancyScheme::raid1, {"d0", "d1"}));
     EXPECT_DOUBLE_EQ(mixed.seconds, mttdl_mds(1, 1, 5 * year, 2 * day, 8.0 * GiB, u));
     Device own = array("r1own", RedundancyScheme::raid1, {"d0", "d1"});
-    own.reliability.mttr = 6 * 3600.0;  // the array's own rebuild time
+    own.reliability.mttr = 6 * 3600.0; // the array's own rebuild time
     EXPECT_DOUBLE_EQ(on(own).seconds, mttdl_mds(1, 1, 5 * year, 6 * 3600.0, 8.0 * GiB, u));
 }
 
@@ -281,9 +292,10 @@ TEST_F(MttdlFixture, MissingFiguresFallBackToDocumentedDefaults) {
     b.name = "b";
     bare.devices = {a, b, array("r1", RedundancyScheme::raid1, {"a", "b"})};
     Mount m;
-    m.device = "r1";  // default ECC: none, 4096-bit sectors
+    m.device = "r1"; // default ECC: none, 4096-bit sectors
     const auto e = mount_mttdl(bare, m, GiB);
-    EXPECT_DOUBLE_EQ(e.seconds, mttdl_mds(1, 1, default_mttf, default_mttr, 8.0 * GiB, uber(default_ber, 4096, 0)));
+    EXPECT_DOUBLE_EQ(e.seconds, mttdl_mds(1, 1, default_mttf, default_mttr, 8.0 * GiB,
+                                          uber(default_ber, 4096, 0)));
     EXPECT_NE(e.basis.find("MTTF, MTTR, BER defaulted"), std::string::npos) << e.basis;
     EXPECT_EQ(default_mttf, 10 * year);
     EXPECT_EQ(default_mttr, day);

@@ -1,12 +1,13 @@
-// Choosing a mount: constraints filter, Eq. 3 ranks, the path breaks ties, every mount is explained.
-#include <algorithm>
-#include <cstdlib>
-#include <gtest/gtest.h>
-
+// Choosing a mount: constraints filter, Eq. 3 ranks, the path breaks ties, every mount is
+// explained.
 #include "iosig/reliability.hpp"
 #include "iosig/selection.hpp"
 #include "iosig/throughput.hpp"
 #include "iosig/units.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <gtest/gtest.h>
 
 namespace iosig {
 namespace {
@@ -38,8 +39,8 @@ Mount mount(std::string path, std::string device) {
     return m;
 }
 
-// A fast volatile ramdisk, a local SSD, a local HDD (fast when sequential, slow when random), a RAID1
-// of two SSDs and a global NFS with a stated MTTDL.
+// A fast volatile ramdisk, a local SSD, a local HDD (fast when sequential, slow when random), a
+// RAID1 of two SSDs and a global NFS with a stated MTTDL.
 Node test_node() {
     Node node;
     node.name = "test";
@@ -75,7 +76,8 @@ Node test_node() {
     return node;
 }
 
-// For tests that do not change the node: candidates point into it, so it must outlive the selection.
+// For tests that do not change the node: candidates point into it, so it must outlive the
+// selection.
 const Node& shared_node() {
     static const Node node = test_node();
     return node;
@@ -102,7 +104,8 @@ bool excluded_for(const Selection& s, std::string_view path, ExclusionReason rea
 
 std::string reasons(const Selection& s, std::string_view path) {
     std::string out;
-    for (const Exclusion& e : candidate(s, path).exclusions) out += e.text + "\n";
+    for (const Exclusion& e : candidate(s, path).exclusions)
+        out += e.text + "\n";
     return out;
 }
 
@@ -114,7 +117,7 @@ TEST(Selection, WithoutDemandsTheFastestMountWins) {
     ASSERT_TRUE(s.chosen());
     EXPECT_EQ(s.chosen()->path, "/mnt/ram");
     EXPECT_TRUE(s.tie_break.empty());
-    ASSERT_EQ(s.candidates.size(), node.mounts.size());  // every mount, in the node's order
+    ASSERT_EQ(s.candidates.size(), node.mounts.size()); // every mount, in the node's order
     for (std::size_t i = 0; i < node.mounts.size(); ++i) {
         EXPECT_EQ(s.candidates[i].mount, &node.mounts[i]);
         EXPECT_TRUE(s.candidates[i].eligible);
@@ -129,8 +132,9 @@ TEST(Selection, EveryCandidateCarriesItsEq3Throughput) {
     const Selection selection = select_mount(node, s, context);
     EXPECT_EQ(selection.size_per_io, 64u * 1024);
     for (const Candidate& c : selection.candidates)
-        EXPECT_DOUBLE_EQ(c.throughput,
-                         eq3_throughput(eq3_parameters(node, *c.mount, AccessPattern::random), 64 * 1024))
+        EXPECT_DOUBLE_EQ(
+            c.throughput,
+            eq3_throughput(eq3_parameters(node, *c.mount, AccessPattern::random), 64 * 1024))
             << c.mount->path;
 }
 
@@ -141,7 +145,7 @@ TEST(Selection, DefaultSizePerIoIsUsedAndReported) {
 
 TEST(Selection, RandomIoPenalisesTheRotationalDisk) {
     Node node = test_node();
-    node.mounts.erase(node.mounts.begin());  // no ramdisk
+    node.mounts.erase(node.mounts.begin()); // no ramdisk
     Signature s = sig(AccessPattern::sequential);
     s.persistence = Persistence::persist;
     s.size_per_io = 64 * 1024;
@@ -172,7 +176,7 @@ TEST(Selection, PersistExcludesVolatileMounts) {
     EXPECT_TRUE(excluded_for(p, "/mnt/ram", ExclusionReason::is_volatile));
     EXPECT_NE(reasons(p, "/mnt/ram").find("tmpfs mount is volatile"), std::string::npos);
     EXPECT_EQ(p.chosen()->path, "/mnt/ssd");
-    s.persistence = Persistence::temp;  // temp demands nothing
+    s.persistence = Persistence::temp; // temp demands nothing
     EXPECT_EQ(select_mount(shared_node(), s, context).chosen()->path, "/mnt/ram");
 }
 
@@ -185,7 +189,8 @@ TEST(Selection, MttdlDemandExcludesUnprotectedDevicesWithNumbers) {
     for (const char* path : {"/mnt/ram", "/mnt/ssd", "/mnt/hdd"}) {
         EXPECT_TRUE(excluded_for(m, path, ExclusionReason::mttdl_too_low)) << path;
         EXPECT_EQ(candidate(m, path).mttdl, 0) << path;
-        EXPECT_NE(reasons(m, path).find("needs MTTDL >= 20 y for 1 GiB, has none"), std::string::npos)
+        EXPECT_NE(reasons(m, path).find("needs MTTDL >= 20 y for 1 GiB, has none"),
+                  std::string::npos)
             << reasons(m, path);
     }
     EXPECT_FALSE(excluded_for(m, "/mnt/nfs", ExclusionReason::mttdl_too_low));
@@ -193,10 +198,11 @@ TEST(Selection, MttdlDemandExcludesUnprotectedDevicesWithNumbers) {
     EXPECT_GT(raid.mttdl, 1000 * year);
     EXPECT_NE(raid.mttdl_basis.find("Eq. 2 with n=1 m=1"), std::string::npos) << raid.mttdl_basis;
 
-    s.mttdl_seconds = 10000 * year;  // too much for the RAID1 at this size; the NFS states 500 y
+    s.mttdl_seconds = 10000 * year; // too much for the RAID1 at this size; the NFS states 500 y
     const Selection none = select_mount(shared_node(), s, context);
     EXPECT_FALSE(none.choice);
-    EXPECT_NE(reasons(none, "/mnt/nfs").find("has 500 y"), std::string::npos) << reasons(none, "/mnt/nfs");
+    EXPECT_NE(reasons(none, "/mnt/nfs").find("has 500 y"), std::string::npos)
+        << reasons(none, "/mnt/nfs");
 }
 
 TEST(Selection, MttdlIsEvaluatedForTotalsizeOrOneGibibyte) {
@@ -207,18 +213,19 @@ TEST(Selection, MttdlIsEvaluatedForTotalsizeOrOneGibibyte) {
     EXPECT_DOUBLE_EQ(candidate(unset, "/mnt/raid1").mttdl, mount_mttdl(node, raid, GiB).seconds);
     s.total_size = 100 * GiB;
     const Selection big = select_mount(node, s, context);
-    EXPECT_DOUBLE_EQ(candidate(big, "/mnt/raid1").mttdl, mount_mttdl(node, raid, 100 * GiB).seconds);
+    EXPECT_DOUBLE_EQ(candidate(big, "/mnt/raid1").mttdl,
+                     mount_mttdl(node, raid, 100 * GiB).seconds);
     EXPECT_LT(candidate(big, "/mnt/raid1").mttdl, candidate(unset, "/mnt/raid1").mttdl);
 }
 
 TEST(Selection, AvailabilityIsTheLossProbabilityOverTheJobLifetime) {
     Signature s = sig();
-    s.availability = 1e-6;  // at most one in a million to lose the data during the job
+    s.availability = 1e-6; // at most one in a million to lose the data during the job
     SelectionContext hour;
     hour.job_lifetime = 3600;
     hour.job_lifetime_source = "test";
     const Selection a = select_mount(shared_node(), s, hour);
-    EXPECT_EQ(a.chosen()->path, "/mnt/raid1");  // loss ~ 1h / 7700 y = 1.5e-8
+    EXPECT_EQ(a.chosen()->path, "/mnt/raid1"); // loss ~ 1h / 7700 y = 1.5e-8
     EXPECT_TRUE(excluded_for(a, "/mnt/ssd", ExclusionReason::loss_too_likely));
     // the NFS: 1 h / 500 y = 2.3e-7 <= 1e-6
     EXPECT_FALSE(excluded_for(a, "/mnt/nfs", ExclusionReason::loss_too_likely));
@@ -230,7 +237,7 @@ TEST(Selection, AvailabilityIsTheLossProbabilityOverTheJobLifetime) {
     EXPECT_FALSE(b.choice);
     const std::string why = reasons(b, "/mnt/nfs");
     EXPECT_NE(why.find("over the job lifetime of 10 y (a long job)"), std::string::npos) << why;
-    EXPECT_NE(why.find("has 0.0198"), std::string::npos) << why;  // 1 - exp(-10/500)
+    EXPECT_NE(why.find("has 0.0198"), std::string::npos) << why; // 1 - exp(-10/500)
 }
 
 TEST(Selection, CapacityAndMaximumFileSize) {
@@ -241,17 +248,20 @@ TEST(Selection, CapacityAndMaximumFileSize) {
     s.total_size = 6 * GiB;
     const Selection c = select_mount(node, s, context);
     EXPECT_TRUE(excluded_for(c, "/mnt/ram", ExclusionReason::too_small));
-    EXPECT_NE(reasons(c, "/mnt/ram").find("needs 6 GiB (totalsize), has 1 GiB free"), std::string::npos);
+    EXPECT_NE(reasons(c, "/mnt/ram").find("needs 6 GiB (totalsize), has 1 GiB free"),
+              std::string::npos);
     EXPECT_TRUE(excluded_for(c, "/mnt/ssd", ExclusionReason::too_small));
     EXPECT_TRUE(excluded_for(c, "/mnt/hdd", ExclusionReason::file_too_large));
     EXPECT_NE(reasons(c, "/mnt/hdd").find("ext4 allows at most 4 GiB"), std::string::npos);
     // Without a free or capacity figure the device's capacity is the limit (1000 GiB here).
     EXPECT_FALSE(excluded_for(c, "/mnt/raid1", ExclusionReason::too_small));
     s.total_size = 2000 * GiB;
-    EXPECT_TRUE(excluded_for(select_mount(node, s, context), "/mnt/raid1", ExclusionReason::too_small));
+    EXPECT_TRUE(
+        excluded_for(select_mount(node, s, context), "/mnt/raid1", ExclusionReason::too_small));
     // Totalsize exactly the free space fits.
     s.total_size = GiB;
-    EXPECT_FALSE(excluded_for(select_mount(node, s, context), "/mnt/ram", ExclusionReason::too_small));
+    EXPECT_FALSE(
+        excluded_for(select_mount(node, s, context), "/mnt/ram", ExclusionReason::too_small));
 }
 
 TEST(Selection, ArchiveAndTamperproofByFlagOrLabel) {
@@ -282,7 +292,7 @@ TEST(Selection, EveryReasonIsListedNotJustTheFirst) {
 TEST(Selection, TiesAreBrokenByPathWhateverTheMountOrder) {
     Node node = test_node();
     node.mounts.erase(node.mounts.begin());                  // drop the ramdisk
-    node.mounts.push_back(mount("/mnt/another-ssd", "ssd"));  // the same device twice
+    node.mounts.push_back(mount("/mnt/another-ssd", "ssd")); // the same device twice
     node.mounts.push_back(mount("/mnt/ssd-too", "ssd"));
     Signature s = sig();
     s.persistence = Persistence::persist;
@@ -307,7 +317,7 @@ TEST(Selection, NoQualifyingMountLeavesNoChoiceButEveryReason) {
     for (const Candidate& c : none.candidates) {
         EXPECT_FALSE(c.eligible);
         EXPECT_FALSE(c.exclusions.empty());
-        EXPECT_GT(c.throughput, 0);  // computed even for excluded mounts
+        EXPECT_GT(c.throughput, 0); // computed even for excluded mounts
     }
 }
 
@@ -318,7 +328,8 @@ TEST(Selection, EmptyNodeHasNoChoice) {
 // The signatures the equivalence tests below run through.
 std::vector<Signature> assorted_signatures() {
     std::vector<Signature> all;
-    for (auto pattern : {AccessPattern::unspecified, AccessPattern::random, AccessPattern::sequential})
+    for (auto pattern :
+         {AccessPattern::unspecified, AccessPattern::random, AccessPattern::sequential})
         for (auto visibility : {Visibility::unspecified, Visibility::global, Visibility::local})
             for (auto persistence : {Persistence::unspecified, Persistence::persist}) {
                 Signature s;
@@ -381,11 +392,14 @@ TEST(MountSelector, DecidingWithoutExplainingChoosesTheSame) {
 
 struct ScopedEnv {
     explicit ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> vars) {
-        for (const char* name : all) unsetenv(name);
-        for (auto [name, value] : vars) setenv(name, value, 1);
+        for (const char* name : all)
+            unsetenv(name);
+        for (auto [name, value] : vars)
+            setenv(name, value, 1);
     }
     ~ScopedEnv() {
-        for (const char* name : all) unsetenv(name);
+        for (const char* name : all)
+            unsetenv(name);
     }
     static constexpr const char* all[] = {"IOSIG_JOB_LIFETIME", "SLURM_JOB_END_TIME",
                                           "SLURM_JOB_START_TIME", "SLURM_TIME_LIMIT"};

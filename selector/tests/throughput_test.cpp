@@ -1,14 +1,15 @@
 // Eq. 3 of the IOSIG paper: t = min(1/(l + ceil(ds/cs)*cs/wbw + d*cs/rbw), max_iops/(d+1)) * ds.
-#include <gtest/gtest.h>
-
 #include "iosig/throughput.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig {
 namespace {
 
 constexpr double MiB = 1 << 20;
 
-Eq3Parameters parameters(double latency, double wbw, double rbw, double iops = 0, std::uint64_t cs = 4096) {
+Eq3Parameters parameters(double latency, double wbw, double rbw, double iops = 0,
+                         std::uint64_t cs = 4096) {
     Eq3Parameters p;
     p.latency = latency;
     p.write_bw = wbw;
@@ -59,8 +60,8 @@ TEST(Eq3, ThroughputGrowsWithChunkSizeTowardsTheBandwidth) {
 
 TEST(Eq3, MissingBandwidthMeansNoThroughput) {
     EXPECT_EQ(eq3_throughput(parameters(0, 0, 100 * MiB), 4096), 0);
-    EXPECT_EQ(eq3_throughput(parameters(0, 100 * MiB, 0), 4097), 0);  // needs the read
-    EXPECT_GT(eq3_throughput(parameters(0, 100 * MiB, 0), 4096), 0);   // does not
+    EXPECT_EQ(eq3_throughput(parameters(0, 100 * MiB, 0), 4097), 0); // needs the read
+    EXPECT_GT(eq3_throughput(parameters(0, 100 * MiB, 0), 4096), 0); // does not
     EXPECT_EQ(eq3_throughput(parameters(0, 100 * MiB, 100 * MiB), 0), 0);
 }
 
@@ -105,7 +106,8 @@ TEST(Eq3Parameters, SeekLatencyOnlyForRandomIoOnRotationalMedia) {
     EXPECT_DOUBLE_EQ(eq3_parameters(ssd, ssd.mounts[0], AccessPattern::random).latency, 1e-3);
     // media: hdd counts as rotational even when the flag was not set
     const Node unflagged = one_device_node(MediaKind::hdd, false);
-    EXPECT_DOUBLE_EQ(eq3_parameters(unflagged, unflagged.mounts[0], AccessPattern::random).latency, 9e-3);
+    EXPECT_DOUBLE_EQ(eq3_parameters(unflagged, unflagged.mounts[0], AccessPattern::random).latency,
+                     9e-3);
 }
 
 TEST(Eq3Parameters, RandomIoUsesRandomBandwidthsFallingBackToSequential) {
@@ -124,8 +126,9 @@ TEST(Eq3Parameters, RandomIoUsesRandomBandwidthsFallingBackToSequential) {
     EXPECT_DOUBLE_EQ(random.write_bw, 200 * MiB);
     EXPECT_DOUBLE_EQ(random.read_bw, 210 * MiB);
 
-    node.devices[0].performance.seq_read_bw = 0;  // no read figure at all: reads as fast as writes
-    EXPECT_DOUBLE_EQ(eq3_parameters(node, node.mounts[0], AccessPattern::random).read_bw, 200 * MiB);
+    node.devices[0].performance.seq_read_bw = 0; // no read figure at all: reads as fast as writes
+    EXPECT_DOUBLE_EQ(eq3_parameters(node, node.mounts[0], AccessPattern::random).read_bw,
+                     200 * MiB);
 }
 
 TEST(Eq3Parameters, PartitionInheritsTheOwnersPerformance) {
@@ -134,22 +137,25 @@ TEST(Eq3Parameters, PartitionInheritsTheOwnersPerformance) {
     part.name = "dev1";
     part.structure = DeviceStructure::partition;
     part.owner = "dev";
-    part.performance.op_latency = 2e-3;  // a figure measured on the partition wins
+    part.performance.op_latency = 2e-3; // a figure measured on the partition wins
     node.devices.push_back(part);
     node.mounts[0].device = "dev1";
     const auto p = eq3_parameters(node, node.mounts[0], AccessPattern::random);
     EXPECT_DOUBLE_EQ(p.write_bw, 150 * MiB);
-    EXPECT_DOUBLE_EQ(p.latency, 2e-3 + 8e-3);  // rotational through the owner
+    EXPECT_DOUBLE_EQ(p.latency, 2e-3 + 8e-3); // rotational through the owner
     EXPECT_DOUBLE_EQ(p.max_iops, 300);
 }
 
 TEST(Eq3Parameters, UnknownDeviceHasNoThroughput) {
     Node node = one_device_node(MediaKind::ssd, false);
     node.mounts[0].device = "missing";
-    EXPECT_EQ(eq3_throughput(eq3_parameters(node, node.mounts[0], AccessPattern::random), 1 << 20), 0);
+    EXPECT_EQ(eq3_throughput(eq3_parameters(node, node.mounts[0], AccessPattern::random), 1 << 20),
+              0);
 }
 
-TEST(Eq3Parameters, DefaultSizePerIoIsOneMebibyte) { EXPECT_EQ(default_size_per_io, 1u << 20); }
+TEST(Eq3Parameters, DefaultSizePerIoIsOneMebibyte) {
+    EXPECT_EQ(default_size_per_io, 1u << 20);
+}
 
 } // namespace
 } // namespace iosig

@@ -63,7 +63,7 @@ TEST_F(Faults, DestinationTooSmallFallsBackAtOpen) {
     node("1M", "temp sequential");  // default min_free is 64 MiB: a 1 MiB tmpfs never qualifies
     const Result r = run(iosig_run({program("write_files").string(), "open", "big.dat", "4194304"}), work_, log_env());
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(is_regular(work_ / "big.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "big.dat"));
     EXPECT_EQ(read_text(work_ / "big.dat"), expected_bytes(4u << 20));
     EXPECT_NE(read_text(base_ / "iosig.log").find("too full"), std::string::npos) << read_text(base_ / "iosig.log");
 }
@@ -73,7 +73,7 @@ TEST_F(Faults, DestinationFillingUpMidFileMovesTheFileHome) {
     const Result r = run(iosig_run({program("write_files").string(), "open", "big.dat", "4194304", "65536"}), work_,
                          log_env());
     ASSERT_EQ(r.status, 0) << r.err << read_text(base_ / "iosig.log");
-    EXPECT_TRUE(is_regular(work_ / "big.dat")) << "not moved home";
+    EXPECT_TRUE(is_plain_file(work_ / "big.dat")) << "not moved home";
     EXPECT_EQ(read_text(work_ / "big.dat"), expected_bytes(4u << 20)) << "bytes lost";
     EXPECT_NE(read_text(base_ / "iosig.log").find("moved home"), std::string::npos) << read_text(base_ / "iosig.log");
     // Nothing of it is left on the full mount, and finalize has nothing to do.
@@ -89,13 +89,13 @@ TEST_F(Faults, StdioStreamOnFullDestinationKeepsEveryWrittenByte) {
     const Result r = run(iosig_run({program("write_files").string(), "fopen", "big.dat", "4194304", "65536"}), work_,
                          log_env());
     EXPECT_NE(r.status, 0) << "the program should have seen ENOSPC";
-    ASSERT_TRUE(is_symlink(work_ / "big.dat"));
+    ASSERT_TRUE(is_link(work_ / "big.dat"));
     const std::string staged = read_text(work_ / "big.dat");
     EXPECT_GT(staged.size(), 0U);
     EXPECT_EQ(staged, expected_bytes(4u << 20).substr(0, staged.size()));
     const Result f = run({iosig_binary().string(), "finalize", "--job", job_, "--state", (base_ / "state").string()}, work_);
     EXPECT_EQ(f.status, 0) << f.out << f.err;
-    EXPECT_TRUE(is_regular(work_ / "big.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "big.dat"));
     EXPECT_EQ(read_text(work_ / "big.dat"), staged);
 }
 
@@ -103,7 +103,7 @@ TEST_F(Faults, UnwritableStagingFallsBack) {
     node("64M", "temp sequential", "min_free: 4K", /*read_only=*/true);
     const Result r = run(iosig_run({program("write_files").string(), "open", "a.dat", "100000"}), work_, log_env());
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(is_regular(work_ / "a.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "a.dat"));
     EXPECT_EQ(read_text(work_ / "a.dat"), expected_bytes(100000));
     const std::string log = read_text(base_ / "iosig.log");
     EXPECT_NE(log.find("not redirecting"), std::string::npos) << log;
@@ -119,7 +119,7 @@ TEST_F(Faults, StagingDirectoryOfAnotherUserIsRefused) {
     ASSERT_EQ(chown((tmpfs_->path() / ".iosig-0").c_str(), 4242, 4242), 0);
     const Result r = run(iosig_run({program("write_files").string(), "open", "a.dat", "5000"}), work_, log_env());
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(is_regular(work_ / "a.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "a.dat"));
     EXPECT_TRUE(fs::is_empty(tmpfs_->path() / ".iosig-0"));
     EXPECT_NE(read_text(base_ / "iosig.log").find("another user"), std::string::npos) << read_text(base_ / "iosig.log");
 }
@@ -132,7 +132,7 @@ TEST_F(Faults, PlantedSymlinkAtStagingPathIsNotFollowed) {
     const Result r = run(iosig_run({program("write_files").string(), "open", "a.dat", "5000"}), work_, log_env());
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(fs::is_empty(attacker)) << "the planted symlink was followed";
-    EXPECT_TRUE(is_regular(work_ / "a.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "a.dat"));
     EXPECT_EQ(read_text(work_ / "a.dat"), expected_bytes(5000));
     EXPECT_NE(read_text(base_ / "iosig.log").find("symlink"), std::string::npos) << read_text(base_ / "iosig.log");
 
@@ -144,7 +144,7 @@ TEST_F(Faults, PlantedSymlinkAtStagingPathIsNotFollowed) {
     const Result second = run(iosig_run({program("write_files").string(), "open", "b.dat", "5000"}), work_);
     ASSERT_EQ(second.status, 0) << second.err;
     EXPECT_TRUE(fs::is_empty(attacker)) << "the planted job symlink was followed";
-    EXPECT_TRUE(is_regular(work_ / "b.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "b.dat"));
 }
 
 TEST_F(Faults, KillNineThenRecoverRestoresEveryFsyncedByte) {
@@ -173,7 +173,7 @@ TEST_F(Faults, KillNineThenRecoverRestoresEveryFsyncedByte) {
     waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status));
     written = std::atol(read_text(progress).c_str());  // the count after its last completed fsync
-    ASSERT_TRUE(is_symlink(work_ / "log.dat")) << "the file was not redirected";
+    ASSERT_TRUE(is_link(work_ / "log.dat")) << "the file was not redirected";
 
     const std::vector<std::string> finalize = {iosig_binary().string(), "finalize", "--job", job_, "--state",
                                                (base_ / "state").string()};
@@ -185,7 +185,7 @@ TEST_F(Faults, KillNineThenRecoverRestoresEveryFsyncedByte) {
     recover.push_back("--recover");
     const Result recovered = run(recover, work_);
     ASSERT_EQ(recovered.status, 0) << recovered.out << recovered.err;
-    ASSERT_TRUE(is_regular(work_ / "log.dat"));
+    ASSERT_TRUE(is_plain_file(work_ / "log.dat"));
     const std::string data = read_text(work_ / "log.dat");
     ASSERT_GE(data.size(), static_cast<std::size_t>(written) * 65536) << "fsync'd bytes lost";
     for (long k = 0; k < written; ++k) {
@@ -199,7 +199,7 @@ TEST_F(Faults, BadRulesFileRunsTheProgramUnchangedWithOneMessage) {
     write_text(base_ / "rules.yaml", "rules:\n  - match: \"*.dat\"\n    sig: \"tmep random\"\n");
     const Result r = run(iosig_run({program("write_files").string(), "open", "a.dat", "5000"}), work_);
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(is_regular(work_ / "a.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "a.dat"));
     EXPECT_NE(r.err.find("rules.yaml:3:11"), std::string::npos) << r.err;
 
     // The shim itself, given the bad file directly, says so once and changes nothing.
@@ -214,8 +214,8 @@ TEST_F(Faults, BadRulesFileRunsTheProgramUnchangedWithOneMessage) {
                                     program("write_files").string() + " open c.dat 5000",
                                 work_, env);
     ASSERT_EQ(direct.status, 0) << direct.err;
-    EXPECT_TRUE(is_regular(work_ / "b.dat"));
-    EXPECT_TRUE(is_regular(work_ / "c.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "b.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "c.dat"));
     std::size_t messages = 0;
     for (std::size_t at = 0; (at = direct.err.find("iosig is disabled", at)) != std::string::npos; ++at) ++messages;
     EXPECT_EQ(messages, 1U) << direct.err;

@@ -79,7 +79,7 @@ TEST_F(Interception, FortifiedBinaryIsIntercepted) {
     ASSERT_EQ(iosig_run({binary.string(), "fprintf", "printed.tmp", "3000", "1000"}).status, 0);
     ASSERT_EQ(iosig_run({binary.string(), "append", "appended.tmp", "20000"}).status, 0);
     for (const char* name : {"printed.tmp", "appended.tmp"}) {
-        EXPECT_TRUE(is_symlink(work_ / name)) << name;
+        EXPECT_TRUE(is_link(work_ / name)) << name;
         EXPECT_EQ(link_target(work_ / name).rfind(staging(temp_sig), 0), 0U) << link_target(work_ / name);
     }
     EXPECT_EQ(read_text(work_ / "printed.tmp"), expected_bytes(3000));
@@ -103,7 +103,7 @@ TEST_F(Interception, LargeFileBinaryIsIntercepted) {
     ASSERT_EQ(iosig_run({binary.string(), "pwrite", "p.dat", "1000000", "65536"}).status, 0);
     ASSERT_EQ(iosig_run({binary.string(), "fopen", "f.dat", "300000", "8192"}).status, 0);
     for (const char* name : {"p.dat", "f.dat"}) {
-        EXPECT_TRUE(is_symlink(work_ / name)) << name;
+        EXPECT_TRUE(is_link(work_ / name)) << name;
         EXPECT_EQ(link_target(work_ / name).rfind(staging(persist_sig), 0), 0U) << link_target(work_ / name);
     }
     EXPECT_EQ(read_text(work_ / "p.dat"), expected_bytes(1000000));
@@ -120,7 +120,7 @@ TEST_F(Interception, LargeFileBinaryIsIntercepted) {
 
 TEST_F(Interception, MkstempThenRenameIsFollowedToTheFinalName) {
     ASSERT_EQ(iosig_run({program("write_files").string(), "mkstemp", "final.dat", "50000"}, false).status, 0);
-    EXPECT_TRUE(is_regular(work_ / "final.dat")) << "finalize did not bring the renamed file home";
+    EXPECT_TRUE(is_plain_file(work_ / "final.dat")) << "finalize did not bring the renamed file home";
     EXPECT_EQ(read_text(work_ / "final.dat"), expected_bytes(50000));
     std::size_t leftovers = 0;
     for (const auto& entry : fs::directory_iterator(work_)) leftovers += entry.path().filename() != "final.dat";
@@ -133,7 +133,7 @@ TEST_F(Interception, RuntimeAbiSignatureBeatsTheRules) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("active=1"), std::string::npos) << r.out;
     for (const char* name : {"abi.dat", "abi.dat.stdio"}) {
-        EXPECT_TRUE(is_symlink(work_ / name)) << name;
+        EXPECT_TRUE(is_link(work_ / name)) << name;
         EXPECT_EQ(link_target(work_ / name).rfind(staging(temp_sig), 0), 0U) << link_target(work_ / name);
     }
     const json document = report();
@@ -147,7 +147,7 @@ TEST_F(Interception, RuntimeAbiSignatureBeatsTheRules) {
     const Result plain = run({program("abi_user").string(), temp_sig, "abi.dat", "10000"}, work_);
     ASSERT_EQ(plain.status, 0) << plain.err;
     EXPECT_NE(plain.out.find("active=0"), std::string::npos);
-    EXPECT_TRUE(is_regular(work_ / "abi.dat"));
+    EXPECT_TRUE(is_plain_file(work_ / "abi.dat"));
 }
 
 TEST_F(Interception, ReportSuggestsTheObservedSignature) {

@@ -73,7 +73,7 @@ protected:
         const std::string staging = mount + "/.iosig-0/" + job + "/";
         for (const auto& output : s.outputs) {
             const fs::path path = under / output;
-            EXPECT_TRUE(is_symlink(path)) << output << " was not redirected\n" << redirected.err;
+            EXPECT_TRUE(is_link(path)) << output << " was not redirected\n" << redirected.err;
             EXPECT_EQ(link_target(path).rfind(staging, 0), 0U)
                 << output << " -> " << link_target(path) << ", expected under " << staging;
             EXPECT_EQ(sha256(path), sha256(plain / output)) << output;
@@ -99,7 +99,7 @@ protected:
         ASSERT_EQ(finalized.status, 0) << finalized.out << finalized.err;
         for (const auto& output : s.outputs) {
             const fs::path path = under / output;
-            EXPECT_TRUE(is_regular(path)) << output << " is not a regular file after finalize";
+            EXPECT_TRUE(is_plain_file(path)) << output << " is not a regular file after finalize";
             EXPECT_EQ(sha256(path), sha256(plain / output)) << output;
         }
         EXPECT_FALSE(fs::exists(mount + "/.iosig-0/" + job)) << "staging directory left behind";

@@ -87,12 +87,12 @@ std::string sha256(const fs::path& file) {
     return r.out.substr(0, 64);
 }
 
-bool is_symlink(const fs::path& path) {
+bool is_link(const fs::path& path) {
     struct stat st{};
     return lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
-bool is_regular(const fs::path& path) {
+bool is_plain_file(const fs::path& path) {
     struct stat st{};
     return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }

@@ -23,8 +23,8 @@ Result run(const std::vector<std::string>& argv, const fs::path& cwd,
 Result shell(const std::string& command, const fs::path& cwd, const std::map<std::string, std::string>& env = {});
 
 std::string sha256(const fs::path& file);  // hex, follows symlinks; "" if unreadable
-bool is_symlink(const fs::path& path);
-bool is_regular(const fs::path& path);     // without following symlinks
+bool is_link(const fs::path& path);
+bool is_plain_file(const fs::path& path);     // without following symlinks
 std::string link_target(const fs::path& path);
 void write_text(const fs::path& file, const std::string& text);
 std::string read_text(const fs::path& file);

@@ -1,6 +1,9 @@
-// `iosig config --plugin|--preload|--prefix|--include-dir|--lib-dir`: where iosig's parts are, found
-// relative to the running `iosig` binary, so that a build tree and any install prefix both work:
+// `iosig config --plugin|--preload|--prefix|--include-dir|--lib-dir`: where iosig's parts are,
+// found relative to the running `iosig` binary, so that a build tree and any install prefix both
+// work:
 //   clang++ -fplugin=$(iosig config --plugin) ...      LD_PRELOAD=$(iosig config --preload) ./app
+#include "commands.hpp"
+
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -9,10 +12,8 @@
 #include <system_error>
 #include <vector>
 
-#include "commands.hpp"
-
-// From selector/cli/CMakeLists.txt: the install layout relative to the installed bindir, and the build
-// tree (whose bin/ and lib/ are siblings).
+// From selector/cli/CMakeLists.txt: the install layout relative to the installed bindir, and the
+// build tree (whose bin/ and lib/ are siblings).
 #ifndef IOSIG_BIN_TO_PREFIX
 #define IOSIG_BIN_TO_PREFIX ".."
 #endif
@@ -48,9 +49,11 @@ Layout layout() {
     const fs::path bin = running_binary_dir();
     std::error_code ec;
     const bool in_build_tree = fs::equivalent(bin, fs::path(IOSIG_BINARY_DIR) / "bin", ec);
-    if (in_build_tree)  // headers stay in the source tree
-        return {clean(bin / ".."), clean(bin / "../lib"), clean(fs::path(IOSIG_SOURCE_DIR) / "selector/include")};
-    return {clean(bin / IOSIG_BIN_TO_PREFIX), clean(bin / IOSIG_BIN_TO_LIBDIR), clean(bin / IOSIG_BIN_TO_INCLUDEDIR)};
+    if (in_build_tree) // headers stay in the source tree
+        return {clean(bin / ".."), clean(bin / "../lib"),
+                clean(fs::path(IOSIG_SOURCE_DIR) / "selector/include")};
+    return {clean(bin / IOSIG_BIN_TO_PREFIX), clean(bin / IOSIG_BIN_TO_LIBDIR),
+            clean(bin / IOSIG_BIN_TO_INCLUDEDIR)};
 }
 
 struct ConfigOptions {
@@ -77,8 +80,10 @@ int run_config(const ConfigOptions& o) {
             fmt::print("{:<12} {}\n", std::string(name) + ":", path.string());
         std::error_code ec;
         if (!fs::exists(path, ec))
-            std::fprintf(stderr, "iosig config: note: %s does not exist (component not built or installed?)\n",
-                         path.c_str());
+            std::fprintf(
+                stderr,
+                "iosig config: note: %s does not exist (component not built or installed?)\n",
+                path.c_str());
     }
     return exit_ok;
 }
@@ -87,8 +92,9 @@ int run_config(const ConfigOptions& o) {
 
 void register_config_command(CLI::App& app, Context& context) {
     auto options = std::make_shared<ConfigOptions>();
-    CLI::App* config = app.add_subcommand(
-        "config", "Print where iosig's parts are (relative to this iosig binary); all of them without a flag");
+    CLI::App* config =
+        app.add_subcommand("config", "Print where iosig's parts are (relative to this iosig "
+                                     "binary); all of them without a flag");
     config->add_flag("--plugin", options->plugin, "The Clang plugin, for clang -fplugin=...");
     config->add_flag("--preload", options->preload, "The LD_PRELOAD runtime libiosig.so");
     config->add_flag("--prefix", options->prefix, "The installation prefix (the build tree's top)");

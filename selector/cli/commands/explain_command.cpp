@@ -1,5 +1,12 @@
-// `iosig explain --config FILE... --sig "SIGNATURE" [--json]`: which mount a stream would go to, and why
-// every other mount would not (docs/selection.md, "iosig explain").
+// `iosig explain --config FILE... --sig "SIGNATURE" [--json]`: which mount a stream would go to,
+// and why every other mount would not (docs/selection.md, "iosig explain").
+#include "commands.hpp"
+#include "iosig/node_yaml.hpp"
+#include "iosig/selection.hpp"
+#include "iosig/signature.hpp"
+#include "iosig/throughput.hpp"
+#include "iosig/units.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,13 +16,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include "commands.hpp"
-#include "iosig/node_yaml.hpp"
-#include "iosig/selection.hpp"
-#include "iosig/signature.hpp"
-#include "iosig/throughput.hpp"
-#include "iosig/units.hpp"
 
 namespace iosig::cli {
 namespace {
@@ -28,15 +28,24 @@ struct ExplainOptions {
 
 std::string_view reason_code(ExclusionReason reason) {
     switch (reason) {
-    case ExclusionReason::not_global: return "not_global";
-    case ExclusionReason::not_local: return "not_local";
-    case ExclusionReason::is_volatile: return "volatile";
-    case ExclusionReason::mttdl_too_low: return "mttdl_too_low";
-    case ExclusionReason::loss_too_likely: return "loss_too_likely";
-    case ExclusionReason::not_archive: return "not_archive";
-    case ExclusionReason::not_tamperproof: return "not_tamperproof";
-    case ExclusionReason::too_small: return "too_small";
-    case ExclusionReason::file_too_large: return "file_too_large";
+    case ExclusionReason::not_global:
+        return "not_global";
+    case ExclusionReason::not_local:
+        return "not_local";
+    case ExclusionReason::is_volatile:
+        return "volatile";
+    case ExclusionReason::mttdl_too_low:
+        return "mttdl_too_low";
+    case ExclusionReason::loss_too_likely:
+        return "loss_too_likely";
+    case ExclusionReason::not_archive:
+        return "not_archive";
+    case ExclusionReason::not_tamperproof:
+        return "not_tamperproof";
+    case ExclusionReason::too_small:
+        return "too_small";
+    case ExclusionReason::file_too_large:
+        return "file_too_large";
     }
     return "?";
 }
@@ -44,9 +53,11 @@ std::string_view reason_code(ExclusionReason reason) {
 // The signature with a caret line under every problem, as `iosig sig check` shows it.
 void report_signature_errors(std::string_view text, const std::vector<SigError>& errors) {
     for (const SigError& e : errors) {
-        std::fprintf(stderr, "iosig explain: --sig:%zu: error: %s\n", e.offset + 1, e.message.c_str());
+        std::fprintf(stderr, "iosig explain: --sig:%zu: error: %s\n", e.offset + 1,
+                     e.message.c_str());
         const std::size_t offset = std::min(e.offset, text.size());
-        const std::size_t length = std::max<std::size_t>(1, std::min(e.length, text.size() - offset));
+        const std::size_t length =
+            std::max<std::size_t>(1, std::min(e.length, text.size() - offset));
         std::fprintf(stderr, "  %.*s\n  %s^%s\n", static_cast<int>(text.size()), text.data(),
                      std::string(offset, ' ').c_str(), std::string(length - 1, '~').c_str());
         if (e.replacement && e.message.find("'" + *e.replacement + "'") == std::string::npos)
@@ -65,7 +76,8 @@ void print_table(const Selection& s, const Signature& sig, const SelectionContex
     fmt::print("size-per-IO: {}{}\n", human_size(static_cast<double>(s.size_per_io)),
                sig.size_per_io ? "" : " (default: the signature gives none)");
     if (sig.availability)
-        fmt::print("job lifetime: {} ({})\n", human_duration(context.job_lifetime), context.job_lifetime_source);
+        fmt::print("job lifetime: {} ({})\n", human_duration(context.job_lifetime),
+                   context.job_lifetime_source);
     fmt::print("\n");
 
     struct Row {
@@ -74,8 +86,9 @@ void print_table(const Selection& s, const Signature& sig, const SelectionContex
     std::vector<Row> rows{{"MOUNT", "DEVICE", "FS", "ELIGIBLE", "THROUGHPUT",
                            fmt::format("MTTDL ({})", human_size(static_cast<double>(mttdl_size)))}};
     for (const Candidate& c : s.candidates)
-        rows.push_back({c.mount->path, c.mount->device, c.mount->fs_type.empty() ? "-" : c.mount->fs_type,
-                        c.eligible ? "yes" : "no", human_bandwidth(c.throughput), mttdl_text(c.mttdl)});
+        rows.push_back(
+            {c.mount->path, c.mount->device, c.mount->fs_type.empty() ? "-" : c.mount->fs_type,
+             c.eligible ? "yes" : "no", human_bandwidth(c.throughput), mttdl_text(c.mttdl)});
     std::size_t w[5] = {};
     for (const Row& r : rows) {
         w[0] = std::max(w[0], r.mount.size());
@@ -87,10 +100,11 @@ void print_table(const Selection& s, const Signature& sig, const SelectionContex
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         const bool chosen = i > 0 && s.choice && *s.choice == i - 1;
-        fmt::print("{} {:<{}}  {:<{}}  {:<{}}  {:<{}}  {:>{}}  {}\n", chosen ? '*' : ' ', r.mount, w[0],
-                   r.device, w[1], r.fs, w[2], r.eligible, w[3], r.throughput, w[4], r.mttdl);
+        fmt::print("{} {:<{}}  {:<{}}  {:<{}}  {:<{}}  {:>{}}  {}\n", chosen ? '*' : ' ', r.mount,
+                   w[0], r.device, w[1], r.fs, w[2], r.eligible, w[3], r.throughput, w[4], r.mttdl);
         if (i == 0) continue;
-        for (const Exclusion& e : s.candidates[i - 1].exclusions) fmt::print("      - {}\n", e.text);
+        for (const Exclusion& e : s.candidates[i - 1].exclusions)
+            fmt::print("      - {}\n", e.text);
     }
     fmt::print("\n");
     if (const Mount* m = s.chosen()) {
@@ -150,9 +164,11 @@ int run_explain(const ExplainOptions& options) {
     }
     std::vector<std::filesystem::path> files(options.configs.begin(), options.configs.end());
     const NodeLoadResult loaded = load_node_files(files);
-    for (const ConfigDiagnostic& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.format().c_str());
+    for (const ConfigDiagnostic& d : loaded.diagnostics)
+        std::fprintf(stderr, "%s\n", d.format().c_str());
     if (!loaded.ok()) {
-        if (loaded.diagnostics.empty()) std::fprintf(stderr, "iosig explain: the node configuration did not load\n");
+        if (loaded.diagnostics.empty())
+            std::fprintf(stderr, "iosig explain: the node configuration did not load\n");
         return exit_bad_input;
     }
     const SelectionContext context = selection_context_from_environment();
@@ -174,18 +190,24 @@ int run_explain(const ExplainOptions& options) {
 void register_explain_command(CLI::App& app, Context& context) {
     auto options = std::make_shared<ExplainOptions>();
     CLI::App* explain = app.add_subcommand(
-        "explain", "Show which mount a signature selects on a node, and why every other mount is not chosen");
-    explain->add_option("--config,-c", options->configs, "Node YAML file; several are layered in order")
+        "explain",
+        "Show which mount a signature selects on a node, and why every other mount is not chosen");
+    explain
+        ->add_option("--config,-c", options->configs,
+                     "Node YAML file; several are layered in order")
         ->required()
         ->check(CLI::ExistingFile);
-    explain->add_option("--sig,-s", options->signature,
-                        "The signature, e.g. \"random persist size-per-IO(16M) totalsize(6G)\" (a leading "
-                        "`sig` is accepted)")
+    explain
+        ->add_option(
+            "--sig,-s", options->signature,
+            "The signature, e.g. \"random persist size-per-IO(16M) totalsize(6G)\" (a leading "
+            "`sig` is accepted)")
         ->required();
     explain->add_flag("--json", options->json, "Print the selection as JSON");
-    explain->footer("Exit status: 0 a mount was chosen, 2 bad input, 3 no mount satisfies the signature.\n"
-                    "Environment: IOSIG_JOB_LIFETIME (or Slurm's job times) sets the lifetime `availability` "
-                    "is evaluated over.");
+    explain->footer(
+        "Exit status: 0 a mount was chosen, 2 bad input, 3 no mount satisfies the signature.\n"
+        "Environment: IOSIG_JOB_LIFETIME (or Slurm's job times) sets the lifetime `availability` "
+        "is evaluated over.");
     explain->callback([options, &context] { context.exit_code = run_explain(*options); });
 }
 

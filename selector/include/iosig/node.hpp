@@ -149,6 +149,7 @@ struct Node {
     std::vector<Mount> mounts;
     SystemParameters system;
     // Provenance of each value that had a tag, keyed by its YAML path ("devices.hdd0.performance.seq_write_bw").
+    // Mounts are keyed by path ("mounts[/mnt/hdd].free"); values the loader inferred are marked too.
     std::map<std::string, Provenance> provenance;
 
     const Device* find_device(std::string_view name) const;

@@ -45,10 +45,20 @@ void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
     for (int e = 0; e < expert_count; ++e) {
         CacheModel& shadow = shadow_[e];
         const bool shadow_miss = !shadow.access(access);
-        if (getenv("WS_B") ? shadow_miss : (shadow_miss && predicted_[e].erase(access.key))) {
+        static const bool slide = getenv("WS_SLIDE") != nullptr;
+        static const double slide_factor = getenv("WS_SLIDE") ? atof(getenv("WS_SLIDE")) : 1.0;
+        bool mis;
+        if (getenv("WS_B")) mis = shadow_miss;
+        else if (slide) mis = shadow_miss && recent_[e].take(access.key).has_value();
+        else mis = shadow_miss && predicted_[e].erase(access.key);
+        if (mis) {
             ++epoch_mispredictions_[e];
             contested = true;
         }
+        if (slide) {
+            for (const Key k : shadow.evicted()) recent_[e].push_front(GhostList::Entry{k, access.size, 0, 0});
+            while (!recent_[e].empty() && double(recent_[e].bytes()) > slide_factor * double(config_.capacity)) recent_[e].pop_back();
+        } else
         for (const Key k : shadow.evicted()) predicted_[e].put(k, 0);
         mirror_[e] = shadow.evicted();
     }
@@ -66,7 +76,8 @@ void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
 void WeightSharingPolicy::end_epoch() {
     // Cold misses are nobody's misprediction; the share of an expert's mispredictions is taken among
     // the misses some expert could have avoided (paper Sec. 5: "capacity misses with evictions").
-    const double misses = static_cast<double>(std::max<std::uint64_t>(epoch_contested_, 1));
+    static const bool literal = getenv("WS_LIT") != nullptr;
+    const double misses = static_cast<double>(std::max<std::uint64_t>(literal ? epoch_misses_ : epoch_contested_, 1));
     for (int e = 0; e < expert_count; ++e) {
         const double wrong = static_cast<double>(epoch_mispredictions_[e]);
         const double loss = wrong >= config_.threshold * misses ? wrong / misses : 0.0;

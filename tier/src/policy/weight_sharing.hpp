@@ -44,6 +44,7 @@ private:
     std::vector<std::uint64_t> size_of_;
     GhostList frequency_history_;
     FlatMap slot_of_;
+    std::array<GhostList, expert_count> recent_;
     std::array<std::vector<Key>, expert_count> mirror_;
     std::size_t resident_ = 0;
 

@@ -1,0 +1,102 @@
+// The harness's arithmetic: fits, the completion-tick detection, errors and trajectories.
+#include <gtest/gtest.h>
+
+#include "calibrate.hpp"
+#include "experiment.hpp"
+#include "iosig/cachesim/sync_cost.hpp"
+#include "regression.hpp"
+#include "scenarios.hpp"
+
+namespace iosig::cachesim::validate {
+namespace {
+
+TEST(Regression, LineThroughExactPoints) {
+    const std::vector<double> x = {1, 2, 3, 4}, y = {3, 5, 7, 9};
+    const LinearFit f = fit_line(x, y);
+    EXPECT_NEAR(f.intercept, 1, 1e-12);
+    EXPECT_NEAR(f.slope, 2, 1e-12);
+    EXPECT_NEAR(f.r2, 1, 1e-12);
+}
+
+TEST(Regression, MediansIgnoreOutliers) {
+    // Per size the median: one wild sample per size does not move the line.
+    const std::vector<double> x = {1, 1, 1, 2, 2, 2, 3, 3, 3};
+    const std::vector<double> y = {3, 3, 300, 5, 5, 500, 7, 7, 700};
+    const LinearFit f = fit_line_relative(x, y);
+    EXPECT_NEAR(f.intercept, 1, 1e-9);
+    EXPECT_NEAR(f.slope, 2, 1e-9);
+}
+
+TEST(Regression, SeveralRegressors) {
+    // y = 2 + 3 a - 1 b
+    const std::vector<std::vector<double>> rows = {{1, 0, 0}, {1, 1, 0}, {1, 0, 1}, {1, 2, 3}};
+    const std::vector<double> y = {2, 5, 1, 5};
+    const std::vector<double> b = fit_linear(rows, y);
+    ASSERT_EQ(b.size(), 3u);
+    EXPECT_NEAR(b[0], 2, 1e-9);
+    EXPECT_NEAR(b[1], 3, 1e-9);
+    EXPECT_NEAR(b[2], -1, 1e-9);
+    EXPECT_TRUE(fit_linear({{1, 1}, {1, 1}}, std::vector<double>{1, 2}).empty());  // singular
+}
+
+TEST(CompletionTicks, QuantizeRoundsUpToTheNextTick) {
+    EXPECT_DOUBLE_EQ(quantize_completion(0.0001, 0.004), 0.004);
+    EXPECT_DOUBLE_EQ(quantize_completion(0.0041, 0.004), 0.004);  // within the jitter allowance
+    EXPECT_DOUBLE_EQ(quantize_completion(0.005, 0.004), 0.008);
+    EXPECT_DOUBLE_EQ(quantize_completion(0.005, 0), 0.005);
+}
+
+TEST(CompletionTicks, DetectedFromStaircaseMedians) {
+    // Medians as this VM produces them: 4, 4, 4.7 (off the staircase), 8, 12 ms.
+    const std::vector<double> sizes = {1, 2, 4, 8, 16};
+    const std::vector<double> costs = {0.0040, 0.00399, 0.0047, 0.00799, 0.01201};
+    const auto medians = per_size_medians(sizes, costs);
+    EXPECT_NEAR(detect_quantum(medians), 0.004, 0.0001);
+    // A straight line is no staircase.
+    const std::vector<double> line = {0.0011, 0.0013, 0.0017, 0.0025, 0.0041};
+    EXPECT_EQ(detect_quantum(per_size_medians(sizes, line)), 0);
+}
+
+TEST(CompletionTicks, StaircaseFitReproducesTheMedians) {
+    // Truth: L = 1 ms, 1 ns/B on 4 ms ticks.
+    std::vector<double> sizes, costs;
+    for (double s : {1e5, 1e6, 3e6, 6e6, 1.2e7}) {
+        sizes.push_back(s);
+        costs.push_back(quantize_completion(1e-3 + s * 1e-9, 0.004));
+    }
+    const auto medians = per_size_medians(sizes, costs);
+    const auto [l, b] = fit_quantized(medians, 0.004, 1e-9, [](double l, double b, double s) { return l + s * b; });
+    for (const SizeMedian& m : medians) EXPECT_DOUBLE_EQ(quantize_completion(l + m.size * b, 0.004), m.median);
+}
+
+TEST(Errors, MeanRelativeErrorSkipsEmptyMeasurements) {
+    EXPECT_DOUBLE_EQ(mean_relative_error({1.1, 0.9, 5}, {1, 1, 0}), 0.1);
+}
+
+TEST(Errors, TrajectoryComparedAtTheKernelsSampleTimes) {
+    const std::vector<DirtyPoint> model = {{0, 0}, {1, 100}, {2, 100}};
+    EXPECT_DOUBLE_EQ(dirty_at(model, 0.5), 50);
+    EXPECT_DOUBLE_EQ(dirty_at(model, 5), 100);
+    const std::vector<DirtyPoint> kernel = {{0.5, 40}, {1.5, 110}, {9, 0}};
+    // |50-40| + |100-110| over 40 + 110 (the sample at 9 s is outside [0, 2])
+    EXPECT_DOUBLE_EQ(trajectory_error(model, kernel, 0, 2), 20.0 / 150.0);
+    EXPECT_EQ(trajectory_error(model, {}, 0, 2), -1);
+}
+
+TEST(Scenarios, CoverThePapersFigures) {
+    const auto all = paper_scenarios(1.0);
+    for (const char* group : {"direct", "sync", "buffered", "rewrite", "stdio"})
+        EXPECT_FALSE(select_scenarios(all, group).empty()) << group;
+    EXPECT_EQ(select_scenarios(all, "rewrite").size(), 4u);  // cases A-D
+    EXPECT_EQ(select_scenarios(all, "buffered-seq,rewrite-A").size(), 2u);
+    for (const Scenario& s : all) {
+        std::uint64_t bytes = 0;
+        for (const WriteRequest& w : s.workload) bytes += w.size;
+        EXPECT_LE(bytes, 512ull << 20) << s.name << ": keep runs modest on a shared machine";
+        if (s.method == Method::direct)
+            for (const WriteRequest& w : s.workload) ASSERT_EQ(w.size % 4096, 0u) << s.name;
+    }
+}
+
+} // namespace
+} // namespace iosig::cachesim::validate
