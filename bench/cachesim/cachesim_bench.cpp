@@ -2,12 +2,12 @@
 // workloads that stress its different parts: sequential appends through all three cache states,
 // rewrites that split blocks, random 4 KiB writes that keep many blocks alive, and stdio.
 #define CATCH_CONFIG_MAIN
+#include "iosig/cachesim/estimator.hpp"
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
 #include <random>
-
-#include "iosig/cachesim/estimator.hpp"
 
 using namespace iosig::cachesim;
 
@@ -30,14 +30,16 @@ ModelParameters node_like_this_vm() {
 std::vector<WriteRequest> random_4k(std::size_t n, std::uint64_t span) {
     std::mt19937_64 rng(42);
     std::vector<WriteRequest> w(n);
-    for (auto& r : w) r = {(rng() % (span / 4096)) * 4096, 4096, 0, 0};
+    for (auto& r : w)
+        r = {(rng() % (span / 4096)) * 4096, 4096, 0, 0};
     return w;
 }
 
 double writes_per_second(const ModelParameters& p, Method m, const std::vector<WriteRequest>& w) {
     const auto start = std::chrono::steady_clock::now();
     const Prediction r = predict(p, m, w);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     REQUIRE(r.writes.size() == w.size());
     return static_cast<double>(w.size()) / seconds;
 }
@@ -53,7 +55,8 @@ TEST_CASE("the estimator simulates at least a million writes per second") {
         std::vector<WriteRequest> workload;
     };
     const Case cases[] = {
-        {"buffered sequential 64 KiB (all three states)", Method::buffered, sequential_workload(n * 65536, 65536, 0)},
+        {"buffered sequential 64 KiB (all three states)", Method::buffered,
+         sequential_workload(n * 65536, 65536, 0)},
         {"buffered rewrite 64 KiB, half of each chunk (splits)", Method::buffered,
          rewrite_workload(n * 32768, 65536, 0.5, 0)},
         {"buffered random 4 KiB over 1 GiB", Method::buffered, random_4k(n, 1ull << 30)},
@@ -71,6 +74,10 @@ TEST_CASE("estimator benchmarks", "[!benchmark]") {
     const ModelParameters p = node_like_this_vm();
     const auto sequential = sequential_workload(100'000ull * 65536, 65536, 0);
     const auto random = random_4k(100'000, 1ull << 30);
-    BENCHMARK("100k buffered sequential writes") { return predict(p, Method::buffered, sequential).total_cost; };
-    BENCHMARK("100k buffered random 4 KiB writes") { return predict(p, Method::buffered, random).total_cost; };
+    BENCHMARK("100k buffered sequential writes") {
+        return predict(p, Method::buffered, sequential).total_cost;
+    };
+    BENCHMARK("100k buffered random 4 KiB writes") {
+        return predict(p, Method::buffered, random).total_cost;
+    };
 }

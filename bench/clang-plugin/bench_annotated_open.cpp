@@ -1,16 +1,16 @@
-// What an annotated open costs in a program built with the plugin: the same open+close of an existing
-// file, plain and annotated. Without a runtime the annotation adds one test of a weak reference; run
-// under LD_PRELOAD=libiosig.so it measures the runtime's path for a file it leaves where it is.
+// What an annotated open costs in a program built with the plugin: the same open+close of an
+// existing file, plain and annotated. Without a runtime the annotation adds one test of a weak
+// reference; run under LD_PRELOAD=libiosig.so it measures the runtime's path for a file it leaves
+// where it is.
 //   build/bench/bench_annotated_open                                       (no runtime)
 //   LD_PRELOAD=build/lib/libiosig.so IOSIG_CONFIG=... build/bench/bench_annotated_open
 #define CATCH_CONFIG_MAIN
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <fcntl.h>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -31,7 +31,9 @@ TEST_CASE("open and close an existing file") {
         return close(fd);
     };
     BENCHMARK("open+close, #pragma sig random size-per-IO(4K)") {
+        // clang-format off
 #pragma sig random size-per-IO(4K)
+        // clang-format on
         const int fd = open(name, O_RDONLY);
         return close(fd);
     };
@@ -40,7 +42,9 @@ TEST_CASE("open and close an existing file") {
         return std::fclose(file);
     };
     BENCHMARK("fopen+fclose, #pragma sig random size-per-IO(4K)") {
+        // clang-format off
 #pragma sig random size-per-IO(4K)
+        // clang-format on
         std::FILE* file = std::fopen(name, "r");
         return std::fclose(file);
     };
@@ -49,7 +53,9 @@ TEST_CASE("open and close an existing file") {
         return in.good();
     };
     BENCHMARK("ifstream, #pragma sig random size-per-IO(4K)") {
+        // clang-format off
 #pragma sig random size-per-IO(4K)
+        // clang-format on
         std::ifstream in(path);
         return in.good();
     };

@@ -17,8 +17,10 @@ void announce_fallback(const CollectorOptions& options, const std::string& reaso
     if (fallback_announced.exchange(true)) return;
     const std::string text = "iosig cachesim: eBPF probes unavailable (" + reason +
                              "); polling /proc/vmstat and /proc/sys/vm instead";
-    if (options.notice) options.notice(text);
-    else std::fprintf(stderr, "%s\n", text.c_str());
+    if (options.notice)
+        options.notice(text);
+    else
+        std::fprintf(stderr, "%s\n", text.c_str());
 }
 
 bool forced_off_by_environment() {
@@ -28,12 +30,16 @@ bool forced_off_by_environment() {
 
 } // namespace
 
-bool built_with_bpf() { return IOSIG_CACHESIM_HAVE_BPF != 0; }
+bool built_with_bpf() {
+    return IOSIG_CACHESIM_HAVE_BPF != 0;
+}
 
 std::unique_ptr<DirtyCollector> DirtyCollector::open(const CollectorOptions& options) {
     std::string reason;
-    if (!options.allow_bpf) reason = "disabled by the caller";
-    else if (forced_off_by_environment()) reason = std::string(no_bpf_environment) + "=1";
+    if (!options.allow_bpf)
+        reason = "disabled by the caller";
+    else if (forced_off_by_environment())
+        reason = std::string(no_bpf_environment) + "=1";
 #if IOSIG_CACHESIM_HAVE_BPF
     if (reason.empty()) {
         if (auto collector = open_bpf_collector(options, &reason)) return collector;
@@ -52,11 +58,13 @@ DirtyCollector::DirtyCollector(StateSource source, const CollectorOptions& optio
         state_.page_size = procfs->page_size;
         state_.dirty_expire = procfs->dirty_expire;
         state_.writeback_interval = procfs->writeback_interval;
-        state_.global = procfs->global;  // a starting point until the first event
+        state_.global = procfs->global; // a starting point until the first event
     }
 }
 
-DirtyCollector::~DirtyCollector() { stop(); }
+DirtyCollector::~DirtyCollector() {
+    stop();
+}
 
 void DirtyCollector::trigger() {
     std::ifstream vmstat("/proc/vmstat");
@@ -74,7 +82,8 @@ void DirtyCollector::start() {
                 if (source_ == StateSource::ebpf) trigger();
                 next_trigger = clock::now() + std::chrono::duration_cast<clock::duration>(interval);
             }
-            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_trigger - clock::now());
+            const auto wait =
+                std::chrono::duration_cast<std::chrono::milliseconds>(next_trigger - clock::now());
             poll(static_cast<int>(std::max<long>(1, std::min<long>(wait.count(), 100))));
         }
     });
@@ -124,7 +133,8 @@ void DirtyCollector::add_global(const GlobalDirtySample& sample) {
 void DirtyCollector::add_device(const std::string& device, const DeviceRateSample& sample) {
     std::lock_guard lock(mutex_);
     state_.devices[device] = sample;
-    if (device_history_.size() < options_.history_limit) device_history_.push_back({device, sample});
+    if (device_history_.size() < options_.history_limit)
+        device_history_.push_back({device, sample});
 }
 
 void DirtyCollector::add_throttle(const ThrottleSample& sample) {

@@ -90,7 +90,7 @@ void install_handlers() {
     if (handlers_installed) return;
     handlers_installed = true;
     for (std::size_t i = 0; i < std::size(guarded_signals); ++i) {
-        struct sigaction action {};
+        struct sigaction action{};
         action.sa_handler = on_fatal_signal;
         sigemptyset(&action.sa_mask);
         action.sa_flags = SA_RESETHAND;
@@ -103,22 +103,27 @@ void uninstall_handlers() {
     if (!handlers_installed) return;
     for (std::size_t i = 0; i < std::size(guarded_signals); ++i)
         ::sigaction(guarded_signals[i], &previous_actions[i], nullptr);
-    handlers_installed = false;  // the atexit hook stays but finds nothing pending
+    handlers_installed = false; // the atexit hook stays but finds nothing pending
 }
 
 // Restoring a limit means writing its byte value when it was set, else its ratio.
 void prepare(const VmDirtySettings& s) {
     auto fill = [](Preformatted& p, const char* file, std::uint64_t value) {
         p.file = file;
-        const int n = std::snprintf(p.text, sizeof(p.text), "%llu", static_cast<unsigned long long>(value));
+        const int n =
+            std::snprintf(p.text, sizeof(p.text), "%llu", static_cast<unsigned long long>(value));
         p.length = n > 0 ? static_cast<std::size_t>(n) : 0;
     };
-    // Background first: the kernel accepts any order, but this keeps bg < hard at every step when the
-    // previous values were ratios.
-    if (s.dirty_background_bytes) fill(pending[0], vm_dirty_background_bytes, s.dirty_background_bytes);
-    else fill(pending[0], vm_dirty_background_ratio, s.dirty_background_ratio);
-    if (s.dirty_bytes) fill(pending[1], vm_dirty_bytes, s.dirty_bytes);
-    else fill(pending[1], vm_dirty_ratio, s.dirty_ratio);
+    // Background first: the kernel accepts any order, but this keeps bg < hard at every step when
+    // the previous values were ratios.
+    if (s.dirty_background_bytes)
+        fill(pending[0], vm_dirty_background_bytes, s.dirty_background_bytes);
+    else
+        fill(pending[0], vm_dirty_background_ratio, s.dirty_background_ratio);
+    if (s.dirty_bytes)
+        fill(pending[1], vm_dirty_bytes, s.dirty_bytes);
+    else
+        fill(pending[1], vm_dirty_ratio, s.dirty_ratio);
     pending_owner = ::getpid();
     pending_active = 1;
 }
@@ -150,11 +155,13 @@ int take_lock(double wait_seconds, std::string* error) {
         if (error) *error = fmt::format("{}: {}", dirty_settings_lock_file, std::strerror(errno));
         return -1;
     }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_seconds);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_seconds);
     while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (std::chrono::steady_clock::now() >= deadline) {
-            if (error) *error = fmt::format("another process holds {} (it is lowering vm.dirty_* itself)",
-                                            dirty_settings_lock_file);
+            if (error)
+                *error = fmt::format("another process holds {} (it is lowering vm.dirty_* itself)",
+                                     dirty_settings_lock_file);
             ::close(fd);
             return -1;
         }
@@ -171,18 +178,25 @@ std::optional<VmDirtySettings> read_vm_dirty_settings(std::string* error) {
     const auto ratio = read_value(vm_dirty_ratio);
     const auto bg_ratio = read_value(vm_dirty_background_ratio);
     if (!bytes || !bg_bytes || !ratio || !bg_ratio) {
-        if (error) *error = "cannot read /proc/sys/vm/dirty_{bytes,background_bytes,ratio,background_ratio}";
+        if (error)
+            *error =
+                "cannot read /proc/sys/vm/dirty_{bytes,background_bytes,ratio,background_ratio}";
         return std::nullopt;
     }
-    return VmDirtySettings{*bytes, *bg_bytes, static_cast<unsigned>(*ratio), static_cast<unsigned>(*bg_ratio)};
+    return VmDirtySettings{*bytes, *bg_bytes, static_cast<unsigned>(*ratio),
+                           static_cast<unsigned>(*bg_ratio)};
 }
 
 bool write_vm_dirty_settings(const VmDirtySettings& s, std::string* error) {
     bool ok = true;
-    if (s.dirty_background_bytes) ok &= write_value(vm_dirty_background_bytes, s.dirty_background_bytes, error);
-    else ok &= write_value(vm_dirty_background_ratio, s.dirty_background_ratio, error);
-    if (s.dirty_bytes) ok &= write_value(vm_dirty_bytes, s.dirty_bytes, error);
-    else ok &= write_value(vm_dirty_ratio, s.dirty_ratio, error);
+    if (s.dirty_background_bytes)
+        ok &= write_value(vm_dirty_background_bytes, s.dirty_background_bytes, error);
+    else
+        ok &= write_value(vm_dirty_background_ratio, s.dirty_background_ratio, error);
+    if (s.dirty_bytes)
+        ok &= write_value(vm_dirty_bytes, s.dirty_bytes, error);
+    else
+        ok &= write_value(vm_dirty_ratio, s.dirty_ratio, error);
     return ok;
 }
 
@@ -191,9 +205,10 @@ bool recover_saved_dirty_settings(std::string* what) {
     if (!in) return false;
     std::map<std::string, std::string> values;
     std::string key, value;
-    while (in >> key >> value) values[key] = value;
+    while (in >> key >> value)
+        values[key] = value;
     in.close();
-    if (values["boot_id"] != boot_id()) {  // settings of a previous boot: the reboot reset them
+    if (values["boot_id"] != boot_id()) { // settings of a previous boot: the reboot reset them
         ::unlink(dirty_settings_save_file);
         return false;
     }
@@ -202,9 +217,12 @@ bool recover_saved_dirty_settings(std::string* what) {
         s.dirty_bytes = std::stoull(values.at("dirty_bytes"));
         s.dirty_background_bytes = std::stoull(values.at("dirty_background_bytes"));
         s.dirty_ratio = static_cast<unsigned>(std::stoul(values.at("dirty_ratio")));
-        s.dirty_background_ratio = static_cast<unsigned>(std::stoul(values.at("dirty_background_ratio")));
+        s.dirty_background_ratio =
+            static_cast<unsigned>(std::stoul(values.at("dirty_background_ratio")));
     } catch (const std::exception&) {
-        if (what) *what = fmt::format("{} is unreadable; vm.dirty_* left as they are", dirty_settings_save_file);
+        if (what)
+            *what = fmt::format("{} is unreadable; vm.dirty_* left as they are",
+                                dirty_settings_save_file);
         return false;
     }
     std::string error;
@@ -214,22 +232,24 @@ bool recover_saved_dirty_settings(std::string* what) {
     }
     ::unlink(dirty_settings_save_file);
     if (what)
-        *what = fmt::format("restored vm.dirty_* left lowered by an interrupted run (dirty_bytes {}, "
-                            "dirty_background_bytes {}, dirty_ratio {}, dirty_background_ratio {})",
-                            s.dirty_bytes, s.dirty_background_bytes, s.dirty_ratio, s.dirty_background_ratio);
+        *what = fmt::format(
+            "restored vm.dirty_* left lowered by an interrupted run (dirty_bytes {}, "
+            "dirty_background_bytes {}, dirty_ratio {}, dirty_background_ratio {})",
+            s.dirty_bytes, s.dirty_background_bytes, s.dirty_ratio, s.dirty_background_ratio);
     return true;
 }
 
 std::unique_ptr<DirtyLimitOverride> DirtyLimitOverride::apply(std::uint64_t dirty_bytes,
                                                               std::uint64_t background_bytes,
-                                                              std::string* error, double lock_wait) {
+                                                              std::string* error,
+                                                              double lock_wait) {
     if (background_bytes == 0 || dirty_bytes <= background_bytes) {
         if (error) *error = "the background limit must be positive and below the dirty limit";
         return nullptr;
     }
     const int lock = take_lock(lock_wait, error);
     if (lock < 0) return nullptr;
-    recover_saved_dirty_settings();  // a killed run of ours: its saved values are the real ones
+    recover_saved_dirty_settings(); // a killed run of ours: its saved values are the real ones
     const auto previous = read_vm_dirty_settings(error);
     if (!previous || !save_to_file(*previous, error)) {
         ::close(lock);
@@ -238,7 +258,8 @@ std::unique_ptr<DirtyLimitOverride> DirtyLimitOverride::apply(std::uint64_t dirt
     std::unique_ptr<DirtyLimitOverride> guard(new DirtyLimitOverride(*previous, lock));
     prepare(*previous);
     install_handlers();
-    // Lower the hard limit last: a moment with the old hard and the new background limit is harmless.
+    // Lower the hard limit last: a moment with the old hard and the new background limit is
+    // harmless.
     std::string why;
     if (!write_value(vm_dirty_background_bytes, background_bytes, &why) ||
         !write_value(vm_dirty_bytes, dirty_bytes, &why)) {
@@ -252,7 +273,9 @@ std::unique_ptr<DirtyLimitOverride> DirtyLimitOverride::apply(std::uint64_t dirt
 DirtyLimitOverride::DirtyLimitOverride(VmDirtySettings previous, int lock_fd)
     : previous_(previous), lock_fd_(lock_fd) {}
 
-DirtyLimitOverride::~DirtyLimitOverride() { restore(); }
+DirtyLimitOverride::~DirtyLimitOverride() {
+    restore();
+}
 
 bool DirtyLimitOverride::restore(std::string* error) {
     if (restored_) return true;
@@ -260,8 +283,8 @@ bool DirtyLimitOverride::restore(std::string* error) {
     const bool ok = write_vm_dirty_settings(previous_, &why);
     if (!ok) {
         if (error) *error = why;
-        std::fprintf(stderr, "iosig cachesim: could not restore vm.dirty_*: %s (saved in %s)\n", why.c_str(),
-                     dirty_settings_save_file);
+        std::fprintf(stderr, "iosig cachesim: could not restore vm.dirty_*: %s (saved in %s)\n",
+                     why.c_str(), dirty_settings_save_file);
         return false;
     }
     pending_active = 0;

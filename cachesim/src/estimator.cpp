@@ -1,10 +1,10 @@
 // Runs a workload through the model of its method, with the baseline alongside.
 #include "iosig/cachesim/estimator.hpp"
 
-#include <fmt/format.h>
-
 #include "iosig/cachesim/stdio_model.hpp"
 #include "iosig/cachesim/sync_cost.hpp"
+
+#include <fmt/format.h>
 
 namespace iosig::cachesim {
 
@@ -19,9 +19,10 @@ std::string validate_for_method(const ModelParameters& p, Method method,
     for (std::size_t i = 0; i < workload.size(); ++i) {
         const WriteRequest& w = workload[i];
         if (w.offset % block != 0 || w.size % block != 0)
-            return fmt::format("line {}: direct IO needs offsets and sizes that are multiples of the "
-                               "block size ({} B); got offset {} size {}",
-                               w.line ? w.line : static_cast<int>(i + 2), block, w.offset, w.size);
+            return fmt::format(
+                "line {}: direct IO needs offsets and sizes that are multiples of the "
+                "block size ({} B); got offset {} size {}",
+                w.line ? w.line : static_cast<int>(i + 2), block, w.offset, w.size);
     }
     return {};
 }
@@ -34,7 +35,8 @@ InitialState initial_state_from(const KernelDirtyState& state) {
 
 namespace {
 
-void finish(Prediction& prediction, const ModelParameters& p, std::span<const WriteRequest> workload) {
+void finish(Prediction& prediction, const ModelParameters& p,
+            std::span<const WriteRequest> workload) {
     for (std::size_t i = 0; i < prediction.writes.size(); ++i) {
         PredictedWrite& w = prediction.writes[i];
         w.baseline = baseline_cost(p, static_cast<double>(workload[i].size));
@@ -81,8 +83,8 @@ Prediction predict(const ModelParameters& p, Method method, std::span<const Writ
         if (options.record_trajectory) model.kernel().record_trajectory(&prediction.trajectory);
         for (const WriteRequest& w : workload) {
             const StdioCost c = model.write(0, w.offset, w.size, w.delay);
-            prediction.writes.push_back({c.start, c.cost, 0, c.pause, model.kernel().dirty_bytes(),
-                                         c.state, c.syscalls});
+            prediction.writes.push_back(
+                {c.start, c.cost, 0, c.pause, model.kernel().dirty_bytes(), c.state, c.syscalls});
         }
         clock = model.now();
         break;

@@ -2,6 +2,8 @@
 // the model's parameters with it.
 #include "iosig/cachesim/kernel_state.hpp"
 
+#include "iosig/units.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -14,15 +16,16 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "iosig/units.hpp"
-
 namespace iosig::cachesim {
 
 std::string_view to_string(StateSource source) {
     switch (source) {
-    case StateSource::none: return "none";
-    case StateSource::ebpf: return "ebpf";
-    case StateSource::procfs: return "procfs";
+    case StateSource::none:
+        return "none";
+    case StateSource::ebpf:
+        return "ebpf";
+    case StateSource::procfs:
+        return "procfs";
     }
     return "?";
 }
@@ -43,14 +46,14 @@ double KernelDirtyState::dirty_and_writeback() const {
 std::optional<std::string> backing_device_of(const std::string& path) {
     std::error_code ec;
     std::filesystem::path p = std::filesystem::absolute(path, ec);
-    struct stat st {};
+    struct stat st{};
     while (::stat(p.c_str(), &st) != 0) {
         if (!p.has_parent_path() || p.parent_path() == p) return std::nullopt;
         p = p.parent_path();
     }
     std::string name = fmt::format("{}:{}", major(st.st_dev), minor(st.st_dev));
     const std::filesystem::path sys = "/sys/dev/block/" + name;
-    if (!std::filesystem::exists(sys, ec)) return std::nullopt;  // tmpfs, btrfs (anonymous dev), ...
+    if (!std::filesystem::exists(sys, ec)) return std::nullopt; // tmpfs, btrfs (anonymous dev), ...
     // Write-back happens per whole disk: a partition's bdi is its disk's.
     if (std::filesystem::exists(sys / "partition", ec)) {
         std::ifstream dev(sys / ".." / "dev");
@@ -93,21 +96,28 @@ std::optional<KernelDirtyState> read_procfs_state(std::string* error) {
     double value = 0;
     while (vmstat >> key >> value) {
         const double bytes = value * state.page_size;
-        if (key == "nr_dirty") g.dirty = bytes, ++found;
-        else if (key == "nr_writeback") g.writeback = bytes, ++found;
-        else if (key == "nr_dirty_threshold") g.dirty_thresh = bytes, ++found;
-        else if (key == "nr_dirty_background_threshold") g.background_thresh = bytes, ++found;
-        else if (key == "nr_dirtied") g.dirtied_total = bytes;
-        else if (key == "nr_written") g.written_total = bytes;
+        if (key == "nr_dirty")
+            g.dirty = bytes, ++found;
+        else if (key == "nr_writeback")
+            g.writeback = bytes, ++found;
+        else if (key == "nr_dirty_threshold")
+            g.dirty_thresh = bytes, ++found;
+        else if (key == "nr_dirty_background_threshold")
+            g.background_thresh = bytes, ++found;
+        else if (key == "nr_dirtied")
+            g.dirtied_total = bytes;
+        else if (key == "nr_written")
+            g.written_total = bytes;
     }
     if (found < 4) {
         if (error) *error = "/proc/vmstat lacks nr_dirty, nr_writeback or the dirty thresholds";
         return std::nullopt;
     }
-    g.dirty_limit = g.dirty_thresh;  // the smoothed limit is only visible through the tracepoint
+    g.dirty_limit = g.dirty_thresh; // the smoothed limit is only visible through the tracepoint
     state.global = g;
     if (auto v = read_number("/proc/sys/vm/dirty_expire_centisecs")) state.dirty_expire = *v / 100;
-    if (auto v = read_number("/proc/sys/vm/dirty_writeback_centisecs")) state.writeback_interval = *v / 100;
+    if (auto v = read_number("/proc/sys/vm/dirty_writeback_centisecs"))
+        state.writeback_interval = *v / 100;
     return state;
 }
 
@@ -130,16 +140,18 @@ void apply_kernel_state(ModelParameters& p, const KernelDirtyState& state,
     const DeviceRateSample& d = it->second;
     if (d.dirty_ratelimit > 0) {
         p.dirty_ratelimit = d.dirty_ratelimit;
-        note(fmt::format("dirty ratelimit of {} from the kernel: {}", *device, human_bandwidth(d.dirty_ratelimit)));
+        note(fmt::format("dirty ratelimit of {} from the kernel: {}", *device,
+                         human_bandwidth(d.dirty_ratelimit)));
     }
-    // The kernel's write_bw is what the flusher achieved, smoothed over seconds and updated only while
-    // dirtiers are throttled: a lower bound of what the device can write back. It raises a stale
-    // (too low) node value; it never lowers one, since after short bursts it still lags behind.
+    // The kernel's write_bw is what the flusher achieved, smoothed over seconds and updated only
+    // while dirtiers are throttled: a lower bound of what the device can write back. It raises a
+    // stale (too low) node value; it never lowers one, since after short bursts it still lags
+    // behind.
     const double measured = std::max(d.avg_write_bw, d.write_bw);
     if (measured > p.writeback_bw) {
         p.writeback_bw = measured;
-        note(fmt::format("write-back bandwidth of {} raised to the kernel's measurement: {}", *device,
-                         human_bandwidth(measured)));
+        note(fmt::format("write-back bandwidth of {} raised to the kernel's measurement: {}",
+                         *device, human_bandwidth(measured)));
     }
 }
 

@@ -40,7 +40,8 @@ void PageCacheModel::shrink_front(BlockMap::iterator it, std::uint64_t bytes) {
     if (e.active) active_bytes_ -= bytes;
 }
 
-std::uint64_t PageCacheModel::new_bytes(FileId file, std::uint64_t offset, std::uint64_t size) const {
+std::uint64_t PageCacheModel::new_bytes(FileId file, std::uint64_t offset,
+                                        std::uint64_t size) const {
     const std::uint64_t end = offset + size;
     std::uint64_t covered = 0;
     auto it = blocks_.upper_bound(Key{file, offset});
@@ -75,8 +76,10 @@ std::uint64_t PageCacheModel::insert(FileId file, std::uint64_t offset, std::uin
     std::size_t count = 0;
     auto push = [&](Piece piece) {
         if (piece.size == 0) return;
-        if (count < std::size(local)) local[count++] = piece;
-        else spill.push_back(piece);
+        if (count < std::size(local))
+            local[count++] = piece;
+        else
+            spill.push_back(piece);
     };
 
     auto it = blocks_.upper_bound(Key{file, offset});
@@ -109,7 +112,8 @@ std::uint64_t PageCacheModel::insert(FileId file, std::uint64_t offset, std::uin
         fresh += end - cursor;
     }
     for (std::size_t i = 0; i < count; ++i)
-        add_block(Key{file, local[i].offset}, local[i].size, local[i].time, local[i].active, local[i].order);
+        add_block(Key{file, local[i].offset}, local[i].size, local[i].time, local[i].active,
+                  local[i].order);
     for (const Piece& piece : spill)
         add_block(Key{file, piece.offset}, piece.size, piece.time, piece.active, piece.order);
     return fresh;
@@ -167,7 +171,8 @@ FlushResult PageCacheModel::flush(double now, double duration, double bandwidth,
     while (t < end && dirty_ > 0) {
         const double dirty = dirty_bytes();
         if (dirty > background_thresh) {
-            const double written = write_back(std::min(dirty - background_thresh, (end - t) * bandwidth));
+            const double written =
+                write_back(std::min(dirty - background_thresh, (end - t) * bandwidth));
             if (written <= 0) break;
             account(written);
             continue;
@@ -187,7 +192,7 @@ FlushResult PageCacheModel::flush(double now, double duration, double bandwidth,
             if (written <= 0) break;
             account(written);
         }
-        if (t < end && has_expired(t, expire)) break;  // out of time mid-block
+        if (t < end && has_expired(t, expire)) break; // out of time mid-block
     }
     return result;
 }
@@ -195,7 +200,8 @@ FlushResult PageCacheModel::flush(double now, double duration, double bandwidth,
 std::vector<DirtyBlock> PageCacheModel::blocks() const {
     std::vector<DirtyBlock> out;
     out.reserve(blocks_.size());
-    for (const auto& [key, e] : blocks_) out.push_back({key.file, key.offset, e.size, e.time, e.active});
+    for (const auto& [key, e] : blocks_)
+        out.push_back({key.file, key.offset, e.size, e.time, e.active});
     return out;
 }
 

@@ -2,21 +2,25 @@
 // measured ones back into it.
 #include "iosig/cachesim/parameters.hpp"
 
+#include "iosig/cachesim/kernel_state.hpp"
+#include "iosig/units.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
-
-#include "iosig/cachesim/kernel_state.hpp"
-#include "iosig/units.hpp"
 
 namespace iosig::cachesim {
 
 std::string_view to_string(Method method) {
     switch (method) {
-    case Method::direct: return "direct";
-    case Method::sync: return "sync";
-    case Method::buffered: return "buffered";
-    case Method::stdio: return "stdio";
+    case Method::direct:
+        return "direct";
+    case Method::sync:
+        return "sync";
+    case Method::buffered:
+        return "buffered";
+    case Method::stdio:
+        return "stdio";
     }
     return "?";
 }
@@ -31,9 +35,11 @@ const Mount* mount_for_path(const Node& node, std::string_view path) {
     const Mount* best = nullptr;
     for (const Mount& mount : node.mounts) {
         std::string_view mp = mount.path;
-        while (mp.size() > 1 && mp.back() == '/') mp.remove_suffix(1);
-        const bool inside = path == mp || mp == "/" ||
-                            (path.starts_with(mp) && path.size() > mp.size() && path[mp.size()] == '/');
+        while (mp.size() > 1 && mp.back() == '/')
+            mp.remove_suffix(1);
+        const bool inside =
+            path == mp || mp == "/" ||
+            (path.starts_with(mp) && path.size() > mp.size() && path[mp.size()] == '/');
         if (inside && (!best || mp.size() > best->path.size())) best = &mount;
     }
     return best;
@@ -46,14 +52,23 @@ class Resolver {
 public:
     explicit Resolver(ResolvedParameters& out) : out_(out) {}
 
-    template <class T>
-    void need(const std::optional<T>& value, double& target, const char* key) {
-        if (value && *value > 0) target = static_cast<double>(*value);
+    // A fixed cost may be 0; it only has to be there.
+    void need_cost(const std::optional<double>& value, double& target, const char* key) {
+        if (value && *value >= 0) target = *value;
         else out_.missing.emplace_back(key);
     }
+    template <class T>
+    void need(const std::optional<T>& value, double& target, const char* key) {
+        if (value && *value > 0)
+            target = static_cast<double>(*value);
+        else
+            out_.missing.emplace_back(key);
+    }
     void need_positive(double value, double& target, std::string key) {
-        if (value > 0) target = value;
-        else out_.missing.push_back(std::move(key));
+        if (value > 0)
+            target = value;
+        else
+            out_.missing.push_back(std::move(key));
     }
     void note(std::string text) { out_.notes.push_back(std::move(text)); }
 
@@ -63,7 +78,8 @@ private:
 
 bool thresholds_from_node(const SystemParameters& s, DirtyThresholds& t) {
     double hard = 0, background = 0;
-    if (s.dirty_bytes && *s.dirty_bytes > 0) hard = static_cast<double>(*s.dirty_bytes);
+    if (s.dirty_bytes && *s.dirty_bytes > 0)
+        hard = static_cast<double>(*s.dirty_bytes);
     else if (s.dirty_ratio && s.dirtyable_memory)
         hard = *s.dirty_ratio * static_cast<double>(*s.dirtyable_memory);
     if (s.dirty_background_bytes && *s.dirty_background_bytes > 0)
@@ -90,7 +106,8 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
     const Device* device = node.find_device(mount.device);
     const std::string dev_key = fmt::format("devices.{}.performance", mount.device);
     if (!device) {
-        out.missing.push_back(fmt::format("devices.{} (mount {} refers to it)", mount.device, mount.path));
+        out.missing.push_back(
+            fmt::format("devices.{} (mount {} refers to it)", mount.device, mount.path));
         return out;
     }
     const Performance& perf = device->performance;
@@ -102,33 +119,43 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
     p.writeback_bw = p.device_write_bw;
     if (const auto wb = stored_writeback_bandwidth(*device)) p.writeback_bw = *wb;
     if (const auto q = stored_completion_quantum(*device)) p.sync_completion_quantum = *q;
+    if (const auto l = stored_writeback_start_latency(*device)) p.writeback_start_latency = *l;
 
     if (method == Method::direct) {
         // Eq. 2's fixed cost: the device's per-call latency as measured through O_DIRECT, else the
         // node's synchronous write() cost.
-        if (perf.op_latency > 0) p.direct_write_base = perf.op_latency;
-        else r.need(s.sync_write_syscall_base, p.direct_write_base,
-                    (dev_key + ".op_latency (or system.sync_write_syscall_base)").c_str());
+        if (perf.op_latency > 0)
+            p.direct_write_base = perf.op_latency;
+        else
+            r.need_cost(s.sync_write_syscall_base, p.direct_write_base,
+                   (dev_key + ".op_latency (or system.sync_write_syscall_base)").c_str());
     }
-    if (method == Method::sync) r.need(s.sync_write_syscall_base, p.sync_write_syscall_base, "system.sync_write_syscall_base");
+    if (method == Method::sync)
+        r.need_cost(s.sync_write_syscall_base, p.sync_write_syscall_base,
+               "system.sync_write_syscall_base");
 
     // The copy into the page cache: page_cache_write_bw, or 1 / write_syscall_per_byte.
     const bool cached = method != Method::direct;
     if (cached) {
-        if (s.page_cache_write_bw && *s.page_cache_write_bw > 0) p.page_cache_write_bw = *s.page_cache_write_bw;
+        if (s.page_cache_write_bw && *s.page_cache_write_bw > 0)
+            p.page_cache_write_bw = *s.page_cache_write_bw;
         else if (s.write_syscall_per_byte && *s.write_syscall_per_byte > 0)
             p.page_cache_write_bw = 1.0 / *s.write_syscall_per_byte;
-        else out.missing.emplace_back("system.page_cache_write_bw");
+        else
+            out.missing.emplace_back("system.page_cache_write_bw");
     }
     if (method == Method::sync) {
-        // sync_write_syscall_per_byte is the whole slope of an O_SYNC write's cost (as iosig-calibrate
-        // measures it): copy + device. Eq. 3 needs the copy part.
-        if (s.sync_write_syscall_per_byte && *s.sync_write_syscall_per_byte > 0 && p.device_write_bw > 0)
-            p.sync_copy_per_byte = std::max(0.0, *s.sync_write_syscall_per_byte - 1.0 / p.device_write_bw);
-        else if (p.page_cache_write_bw > 0) p.sync_copy_per_byte = 1.0 / p.page_cache_write_bw;
+        // sync_write_syscall_per_byte is the whole slope of an O_SYNC write's cost (as
+        // iosig-calibrate measures it): copy + device. Eq. 3 needs the copy part.
+        if (s.sync_write_syscall_per_byte && *s.sync_write_syscall_per_byte > 0 &&
+            p.device_write_bw > 0)
+            p.sync_copy_per_byte =
+                std::max(0.0, *s.sync_write_syscall_per_byte - 1.0 / p.device_write_bw);
+        else if (p.page_cache_write_bw > 0)
+            p.sync_copy_per_byte = 1.0 / p.page_cache_write_bw;
     }
     if (method == Method::buffered || method == Method::stdio) {
-        r.need(s.write_syscall_base, p.write_syscall_base, "system.write_syscall_base");
+        r.need_cost(s.write_syscall_base, p.write_syscall_base, "system.write_syscall_base");
         if (s.page_cache_write_bw_flushing && *s.page_cache_write_bw_flushing > 0) {
             p.page_cache_write_bw_flushing = *s.page_cache_write_bw_flushing;
         } else if (p.page_cache_write_bw > 0) {
@@ -145,8 +172,10 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
     }
     if (method == Method::stdio) {
         r.need(s.memory_bw, p.memory_bw, "system.memory_bw");
-        if (s.stdio_buffer_size && *s.stdio_buffer_size > 0) p.stdio_buffer_size = *s.stdio_buffer_size;
-        else r.note("system.stdio_buffer_size absent: 4K assumed");
+        if (s.stdio_buffer_size && *s.stdio_buffer_size > 0)
+            p.stdio_buffer_size = *s.stdio_buffer_size;
+        else
+            r.note("system.stdio_buffer_size absent: 4K assumed");
     }
     if (live) apply_kernel_state(p, *live, backing_device_of(mount.path), &out.notes);
     if (out.missing.empty()) out.parameters = p;
@@ -183,8 +212,17 @@ std::optional<double> stored_completion_quantum(const Device& device) {
     return std::nullopt;
 }
 
+std::optional<double> stored_writeback_start_latency(const Device& device) {
+    const auto text = calibration_value(device, "writeback_start_latency");
+    if (!text) return std::nullopt;
+    const auto seconds = parse_duration_seconds(*text);
+    if (seconds && *seconds.value >= 0) return seconds.value;
+    return std::nullopt;
+}
+
 void store_device_calibration(Device& device, std::optional<double> writeback_bw,
-                              std::optional<double> completion_quantum) {
+                              std::optional<double> completion_quantum,
+                              std::optional<double> writeback_start_latency) {
     YAML::Node root;
     try {
         if (!device.calibration_yaml.empty()) root = YAML::Load(device.calibration_yaml);
@@ -193,7 +231,10 @@ void store_device_calibration(Device& device, std::optional<double> writeback_bw
     }
     if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
     if (writeback_bw) root["cachesim"]["writeback_bw"] = fmt::format("{:.0f}", *writeback_bw);
-    if (completion_quantum) root["cachesim"]["sync_completion_quantum"] = format_duration(*completion_quantum);
+    if (completion_quantum)
+        root["cachesim"]["sync_completion_quantum"] = format_duration(*completion_quantum);
+    if (writeback_start_latency)
+        root["cachesim"]["writeback_start_latency"] = format_duration(*writeback_start_latency);
     YAML::Emitter out;
     out << YAML::Flow << root;
     device.calibration_yaml = out.c_str();
@@ -209,11 +250,13 @@ void store_parameters(Node& node, std::string_view device_name, const MeasuredPa
     SystemParameters& s = node.system;
     set(s.memory_bw, m.memory_bw, "memory_bw");
     set(s.page_cache_write_bw, m.page_cache_write_bw, "page_cache_write_bw");
-    set(s.page_cache_write_bw_flushing, m.page_cache_write_bw_flushing, "page_cache_write_bw_flushing");
+    set(s.page_cache_write_bw_flushing, m.page_cache_write_bw_flushing,
+        "page_cache_write_bw_flushing");
     set(s.write_syscall_base, m.write_syscall_base, "write_syscall_base");
     set(s.write_syscall_per_byte, m.write_syscall_per_byte, "write_syscall_per_byte");
     set(s.sync_write_syscall_base, m.sync_write_syscall_base, "sync_write_syscall_base");
-    set(s.sync_write_syscall_per_byte, m.sync_write_syscall_per_byte, "sync_write_syscall_per_byte");
+    set(s.sync_write_syscall_per_byte, m.sync_write_syscall_per_byte,
+        "sync_write_syscall_per_byte");
     set(s.stdio_buffer_size, m.stdio_buffer_size, "stdio_buffer_size");
     for (Device& d : node.devices) {
         if (d.name != device_name) continue;
@@ -226,8 +269,9 @@ void store_parameters(Node& node, std::string_view device_name, const MeasuredPa
         set_perf(d.performance.seq_read_bw, m.device_read_bw, "seq_read_bw");
         set_perf(d.performance.seek_latency, m.seek_latency, "seek_latency");
         set_perf(d.performance.op_latency, m.op_latency, "op_latency");
-        if (m.writeback_bw || m.sync_completion_quantum)
-            store_device_calibration(d, m.writeback_bw, m.sync_completion_quantum);
+        if (m.writeback_bw || m.sync_completion_quantum || m.writeback_start_latency)
+            store_device_calibration(d, m.writeback_bw, m.sync_completion_quantum,
+                                     m.writeback_start_latency);
     }
 }
 

@@ -1,9 +1,9 @@
 // The fallback collector: samples /proc/vmstat at a fixed interval. It sees the global dirty and
 // write-back pages and thresholds, not per-device rates or per-task throttling.
+#include "iosig/cachesim/collector.hpp"
+
 #include <chrono>
 #include <thread>
-
-#include "iosig/cachesim/collector.hpp"
 
 namespace iosig::cachesim {
 namespace {
@@ -20,8 +20,9 @@ public:
         using clock = std::chrono::steady_clock;
         const auto now = clock::now();
         if (now < next_sample_) {
-            const auto wait = std::min(next_sample_ - now,
-                                       std::chrono::duration_cast<clock::duration>(std::chrono::milliseconds(timeout_ms)));
+            const auto wait = std::min(
+                next_sample_ - now,
+                std::chrono::duration_cast<clock::duration>(std::chrono::milliseconds(timeout_ms)));
             std::this_thread::sleep_for(wait);
             if (clock::now() < next_sample_) return 0;
         }
@@ -39,7 +40,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<DirtyCollector> open_procfs_collector(const CollectorOptions& options, std::string reason) {
+std::unique_ptr<DirtyCollector> open_procfs_collector(const CollectorOptions& options,
+                                                      std::string reason) {
     return std::make_unique<ProcfsCollector>(options, std::move(reason));
 }
 

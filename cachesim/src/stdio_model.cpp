@@ -33,7 +33,8 @@ void StdioWriteModel::account(StdioCost& out, const WriteCost& c) {
     out.state = std::max(out.state, c.state);
 }
 
-StdioCost StdioWriteModel::write(FileId file, std::uint64_t offset, std::uint64_t size, double delay) {
+StdioCost StdioWriteModel::write(FileId file, std::uint64_t offset, std::uint64_t size,
+                                 double delay) {
     StdioCost out;
     now_ += delay;
     out.start = now_;

@@ -18,11 +18,13 @@ double direct_sync_total_cost(const ModelParameters& p, std::span<const double> 
     return total;
 }
 
-double sync_write_cost(const ModelParameters& p, double size, bool random, bool read_partial_block) {
+double sync_write_cost(const ModelParameters& p, double size, bool random,
+                       bool read_partial_block) {
     const double b = p.block_size;
-    const double whole = std::floor(size / b) * b;  // s_b
-    const double rest = size - whole;                // s_r
-    double cost = p.sync_write_syscall_base + size * p.sync_copy_per_byte + whole / p.device_write_bw;
+    const double whole = std::floor(size / b) * b; // s_b
+    const double rest = size - whole;              // s_r
+    double cost =
+        p.sync_write_syscall_base + size * p.sync_copy_per_byte + whole / p.device_write_bw;
     if (rest > 0) {
         if (read_partial_block) cost += b / p.device_read_bw;
         cost += b / p.device_write_bw;
@@ -53,7 +55,9 @@ double SyncWriteSequence::write(std::uint64_t offset, std::uint64_t size) {
     first_ = false;
     next_offset_ = offset + size;
     const double s = static_cast<double>(size);
-    if (direct_) return quantize_completion(direct_sync_write_cost(p_, s, random), p_.sync_completion_quantum);
+    if (direct_)
+        return quantize_completion(direct_sync_write_cost(p_, s, random),
+                                   p_.sync_completion_quantum);
     // The partial last block holds old data only inside the file's previous extent; what this
     // sequence wrote itself stays in the page cache (ignoring reclaim), so only blocks beyond the
     // highest offset written so far and below the old size need a read.

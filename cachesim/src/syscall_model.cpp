@@ -1,9 +1,9 @@
 // CAWL Alg. 1 (Syscall_IO_Cost) with the kernel's throttling as the fluid limit of
-// balance_dirty_pages: a write is copied in pieces; each piece is charged at the rate of the state the
-// cache is in, and above freerun the newly dirtied bytes of a piece are paused for
+// balance_dirty_pages: a write is copied in pieces; each piece is charged at the rate of the state
+// the cache is in, and above freerun the newly dirtied bytes of a piece are paused for
 //   pause = new_bytes / (dirty_ratelimit * pos_ratio) - think time,
-// think time being everything since the previous pause (the kernel's dirty_paused_when). The flusher
-// writes back concurrently during delays, copies and pauses.
+// think time being everything since the previous pause (the kernel's dirty_paused_when). The
+// flusher writes back concurrently during delays, copies and pauses.
 #include "iosig/cachesim/syscall_model.hpp"
 
 #include <algorithm>
@@ -13,7 +13,7 @@ namespace iosig::cachesim {
 namespace {
 
 constexpr double max_pause = 0.2;      // s, the kernel's MAX_PAUSE
-constexpr double max_think_credit = 1;  // s, beyond this the kernel forgets the think time
+constexpr double max_think_credit = 1; // s, beyond this the kernel forgets the think time
 
 } // namespace
 
@@ -22,23 +22,43 @@ SyscallWriteModel::SyscallWriteModel(const ModelParameters& p, const InitialStat
                         p.page_size),
       now_(initial.time), paused_when_(initial.time), ratelimit_stamp_(initial.time) {
     if (p_.writeback_bw <= 0) p_.writeback_bw = p_.device_write_bw;
-    if (p_.page_cache_write_bw_flushing <= 0) p_.page_cache_write_bw_flushing = p_.page_cache_write_bw;
+    if (p_.page_cache_write_bw_flushing <= 0)
+        p_.page_cache_write_bw_flushing = p_.page_cache_write_bw;
     if (initial.foreign_dirty >= 1)
-        cache_.insert(foreign_file, 0, static_cast<std::uint64_t>(initial.foreign_dirty), initial.time);
+        cache_.insert(foreign_file, 0, static_cast<std::uint64_t>(initial.foreign_dirty),
+                      initial.time);
 }
 
 void SyscallWriteModel::note(double time) {
     if (trajectory_) trajectory_->push_back({time, cache_.dirty_bytes()});
 }
 
+// The flusher is triggered when the dirty level exceeds the background threshold (or data expired)
+// and writes from writeback_start_latency later until the level is back under the threshold.
 double SyscallWriteModel::flush_for(double duration) {
     if (duration <= 0) return 0;
+    if (!flusher_running_ && (cache_.dirty_bytes() > p_.thresholds.background ||
+                              cache_.has_expired(now_, p_.dirty_expire))) {
+        flusher_running_ = true;
+        flusher_ready_ = now_ + p_.writeback_start_latency;
+    }
+    double start = now_, span = duration;
+    if (flusher_running_ && flusher_ready_ > now_) {
+        const double waking = std::min(duration, flusher_ready_ - now_);
+        start += waking;
+        span -= waking;
+    }
     std::function<void(double, double)> progress;
-    if (trajectory_) progress = [this](double t, double dirty) { trajectory_->push_back({t, dirty}); };
-    return cache_
-        .flush(now_, duration, p_.writeback_bw, p_.thresholds.background, p_.dirty_expire,
-               p_.writeback_interval, progress)
-        .busy;
+    if (trajectory_)
+        progress = [this](double t, double dirty) { trajectory_->push_back({t, dirty}); };
+    const double busy = span > 0 ? cache_
+                                       .flush(start, span, p_.writeback_bw, p_.thresholds.background,
+                                              p_.dirty_expire, p_.writeback_interval, progress)
+                                       .busy
+                                 : 0.0;
+    if (cache_.dirty_bytes() <= p_.thresholds.background && !cache_.has_expired(now_ + duration, p_.dirty_expire))
+        flusher_running_ = false;
+    return busy;
 }
 
 void SyscallWriteModel::idle(double seconds) {
@@ -51,11 +71,12 @@ void SyscallWriteModel::idle(double seconds) {
 // Pieces small enough that the state does not jump across a threshold within one of them.
 double SyscallWriteModel::step_bytes() const {
     const double gap = p_.thresholds.freerun() - p_.thresholds.background;
-    const double step = std::max(64 * p_.page_size, gap / 16);
+    const double step = std::max(64 * p_.page_size, gap / 64);
     return std::max(p_.page_size, std::floor(step / p_.page_size) * p_.page_size);
 }
 
-WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint64_t size, double delay) {
+WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint64_t size,
+                                   double delay) {
     idle(delay);
     WriteCost out;
     out.start = now_;
@@ -74,14 +95,17 @@ WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint6
         double dirty = cache_.dirty_bytes();
         const CacheState state = classify(t, dirty, cache_.has_expired(now_, p_.dirty_expire));
         out.state = std::max(out.state, state);
-        const double rate = state == CacheState::no_flush ? p_.page_cache_write_bw
-                                                          : p_.page_cache_write_bw_flushing;
+        // The copy slows down only while the flusher is actually writing (CAWL's r_ramdisk under
+        // background flush); until it has woken up, the copy runs at full speed.
+        const double rate = state != CacheState::no_flush && flusher_writing()
+                                ? p_.page_cache_write_bw_flushing
+                                : p_.page_cache_write_bw;
         const double copy = static_cast<double>(piece) / rate;
         const std::uint64_t fresh = cache_.insert(file, position, piece, now_ + copy);
         out.newly_dirtied += fresh;
 
         double pause = 0;
-        double waited = 0;  // MAX_PAUSE waits at the limit: already flushed and on the clock
+        double waited = 0; // MAX_PAUSE waits at the limit: already flushed and on the clock
         if (state == CacheState::throttled && fresh > 0) {
             // At or above the limit the kernel pauses for MAX_PAUSE at a time until the flusher
             // has brought the dirty level back under it.
@@ -119,9 +143,10 @@ WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint6
         now_ += busy;
         out.cost += busy + waited;
         out.pause += pause + waited;
-        if (state == CacheState::throttled && now_ - ratelimit_stamp_ >= DirtyRatelimit::update_interval) {
-            ratelimit_.update(t, cache_.dirty_bytes(), dirtied_in_interval_, now_ - ratelimit_stamp_,
-                              p_.writeback_bw);
+        if (state == CacheState::throttled &&
+            now_ - ratelimit_stamp_ >= DirtyRatelimit::update_interval) {
+            ratelimit_.update(t, cache_.dirty_bytes(), dirtied_in_interval_,
+                              now_ - ratelimit_stamp_, p_.writeback_bw);
             ratelimit_stamp_ = now_;
             dirtied_in_interval_ = 0;
         }

@@ -9,9 +9,12 @@ namespace iosig::cachesim {
 
 std::string_view to_string(CacheState state) {
     switch (state) {
-    case CacheState::no_flush: return "no-flush";
-    case CacheState::background_flush: return "background-flush";
-    case CacheState::throttled: return "throttled";
+    case CacheState::no_flush:
+        return "no-flush";
+    case CacheState::background_flush:
+        return "background-flush";
+    case CacheState::throttled:
+        return "throttled";
     }
     return "?";
 }
@@ -48,15 +51,18 @@ void DirtyRatelimit::update(const DirtyThresholds& t, double dirty, double dirti
         const double x = std::max({balanced_, balanced, task_rate});
         if (rate_ > x) step = rate_ - x;
     }
-    // The kernel works in pages/s and damps small corrections: step >>= rate / (2 step + 1), then /8.
+    // The kernel works in pages/s and damps small corrections: step >>= rate / (2 step + 1), then
+    // /8.
     const auto rate_pages = static_cast<std::uint64_t>(rate_ / page_size_);
     auto step_pages = static_cast<std::uint64_t>(step / page_size_);
     const std::uint64_t shift = rate_pages / (2 * step_pages + 1);
     step_pages = shift < 64 ? ((step_pages >> shift) + 7) / 8 : 0;
     step = static_cast<double>(step_pages) * page_size_;
 
-    if (rate_ < balanced) rate_ = std::min(rate_ + step, balanced);
-    else rate_ = std::max(rate_ - step, balanced);
+    if (rate_ < balanced)
+        rate_ = std::min(rate_ + step, balanced);
+    else
+        rate_ = std::max(rate_ - step, balanced);
     rate_ = std::max(rate_, page_size_);
     balanced_ = balanced;
 }

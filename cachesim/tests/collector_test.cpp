@@ -1,15 +1,14 @@
 // The live kernel state: the eBPF probes against /proc/vmstat, and the procfs fallback.
-#include <gtest/gtest.h>
+#include "iosig/cachesim/collector.hpp"
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
-
-#include "iosig/cachesim/collector.hpp"
 
 namespace iosig::cachesim {
 namespace {
@@ -27,7 +26,8 @@ std::map<std::string, double> read_vmstat() {
     std::map<std::string, double> values;
     std::string key;
     double value;
-    while (in >> key >> value) values[key] = value;
+    while (in >> key >> value)
+        values[key] = value;
     return values;
 }
 
@@ -36,7 +36,7 @@ TEST(EbpfCollector, GlobalDirtyStateThresholdsEqualVmstat) {
     auto collector = DirtyCollector::open();
     ASSERT_EQ(collector->source(), StateSource::ebpf) << collector->fallback_reason();
     collector->clear_history();
-    const auto vmstat = read_vmstat();  // fires the tracepoint in this process
+    const auto vmstat = read_vmstat(); // fires the tracepoint in this process
     const double page = static_cast<double>(::sysconf(_SC_PAGESIZE));
     std::optional<GlobalDirtySample> mine;
     for (int i = 0; i < 100 && !mine; ++i) {
@@ -85,11 +85,12 @@ TEST(ProcfsFallback, ChosenWhenTheCallerDisablesBpf) {
     // Thresholds follow free memory: two reads a moment apart agree to well within a percent.
     EXPECT_NEAR(state.thresholds()->hard, vmstat.at("nr_dirty_threshold") * page,
                 0.01 * vmstat.at("nr_dirty_threshold") * page);
-    EXPECT_TRUE(state.devices.empty());  // per-device rates need the tracepoints
+    EXPECT_TRUE(state.devices.empty()); // per-device rates need the tracepoints
 }
 
 TEST(ProcfsFallbackDeathTest, ForcedByTheEnvironmentAndAnnouncedOnce) {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: the notice is once per process
+    GTEST_FLAG_SET(death_test_style,
+                   "threadsafe"); // a fresh process: the notice is once per process
     EXPECT_EXIT(
         {
             ::setenv(no_bpf_environment, "1", 1);
@@ -102,8 +103,9 @@ TEST(ProcfsFallbackDeathTest, ForcedByTheEnvironmentAndAnnouncedOnce) {
             };
             auto a = DirtyCollector::open(options);
             auto b = DirtyCollector::open(options);
-            const bool ok = a->source() == StateSource::procfs && b->source() == StateSource::procfs &&
-                            notices == 1 && text.find("IOSIG_CACHESIM_NO_BPF=1") != std::string::npos &&
+            const bool ok = a->source() == StateSource::procfs &&
+                            b->source() == StateSource::procfs && notices == 1 &&
+                            text.find("IOSIG_CACHESIM_NO_BPF=1") != std::string::npos &&
                             text.find("/proc/vmstat") != std::string::npos;
             std::exit(ok ? 0 : 1);
         },

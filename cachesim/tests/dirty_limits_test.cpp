@@ -1,13 +1,12 @@
-// Lowering vm.dirty_* for an experiment and always getting the previous settings back: on scope exit,
-// on a fatal signal, and after SIGKILL through the saved file.
-#include <gtest/gtest.h>
+// Lowering vm.dirty_* for an experiment and always getting the previous settings back: on scope
+// exit, on a fatal signal, and after SIGKILL through the saved file.
+#include "iosig/cachesim/dirty_limits.hpp"
 
 #include <csignal>
 #include <filesystem>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "iosig/cachesim/dirty_limits.hpp"
 
 namespace iosig::cachesim {
 namespace {
@@ -65,7 +64,7 @@ TEST_F(DirtyLimits, RestoredWhenTheProcessDiesOfASignal) {
         std::string error;
         auto guard = DirtyLimitOverride::apply(16 * MiB, 8 * MiB, &error);
         if (!guard) ::_exit(3);
-        ::raise(SIGTERM);  // the handler restores, then the signal kills as usual
+        ::raise(SIGTERM); // the handler restores, then the signal kills as usual
         ::_exit(4);
     }
     int status = 0;
@@ -84,7 +83,8 @@ TEST_F(DirtyLimits, RestoredAfterSigkillFromTheSavedFile) {
         std::string error;
         auto guard = DirtyLimitOverride::apply(16 * MiB, 8 * MiB, &error);
         [[maybe_unused]] ssize_t n = ::write(ready[1], guard ? "y" : "n", 1);
-        for (;;) ::pause();
+        for (;;)
+            ::pause();
     }
     char answer = 0;
     ASSERT_EQ(::read(ready[0], &answer, 1), 1);

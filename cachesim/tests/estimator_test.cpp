@@ -1,8 +1,8 @@
 // The estimator facade, the baseline and the workload CSV, including its error messages.
-#include <gtest/gtest.h>
-
 #include "iosig/cachesim/estimator.hpp"
 #include "iosig/cachesim/sync_cost.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::cachesim {
 namespace {
@@ -30,7 +30,8 @@ TEST(Baseline, IsSizeOverDeviceBandwidth) {
 
 TEST(Predict, DirectUsesEq2PerWriteAndSumsTotals) {
     const ModelParameters p = params();
-    const std::vector<WriteRequest> w = {{0, 4096, 0, 2}, {4096, 8192, 0.5, 3}, {1 << 20, 4096, 0, 4}};
+    const std::vector<WriteRequest> w = {
+        {0, 4096, 0, 2}, {4096, 8192, 0.5, 3}, {1 << 20, 4096, 0, 4}};
     const Prediction r = predict(p, Method::direct, w);
     ASSERT_EQ(r.writes.size(), 3u);
     EXPECT_DOUBLE_EQ(r.writes[0].cost, 1e-4 + 4096 / 1e8);
@@ -44,7 +45,8 @@ TEST(Predict, DirectUsesEq2PerWriteAndSumsTotals) {
 TEST(Predict, SyncUsesEq3) {
     const ModelParameters p = params();
     const std::vector<WriteRequest> w = {{0, 6000, 0, 2}};
-    EXPECT_DOUBLE_EQ(predict(p, Method::sync, w).writes[0].cost, sync_write_cost(p, 6000, false, false));
+    EXPECT_DOUBLE_EQ(predict(p, Method::sync, w).writes[0].cost,
+                     sync_write_cost(p, 6000, false, false));
 }
 
 TEST(Predict, BufferedAndStdioReportStatesAndDirtyBytes) {
@@ -61,7 +63,8 @@ TEST(Predict, BufferedAndStdioReportStatesAndDirtyBytes) {
     // write(); after that glibc first tops up the (empty but now allocated) buffer with 4 KiB and
     // writes it, then the rest: two write() calls each, nothing left buffered.
     EXPECT_EQ(stdio.writes.front().syscalls, 1);
-    for (std::size_t i = 1; i < stdio.writes.size(); ++i) EXPECT_EQ(stdio.writes[i].syscalls, 2);
+    for (std::size_t i = 1; i < stdio.writes.size(); ++i)
+        EXPECT_EQ(stdio.writes[i].syscalls, 2);
     EXPECT_DOUBLE_EQ(stdio.writes.back().dirty_after, 8.0 * (1 << 20));
 }
 
@@ -69,14 +72,15 @@ TEST(Predict, StartsFromTheKernelsDirtyState) {
     const ModelParameters p = params();
     KernelDirtyState live;
     GlobalDirtySample g;
-    g.dirty = 70.0 * (1 << 20);  // above the background threshold (64 MiB), below freerun (96 MiB)
+    g.dirty = 70.0 * (1 << 20); // above the background threshold (64 MiB), below freerun (96 MiB)
     g.writeback = 4.0 * (1 << 20);
     live.global = g;
     EstimatorOptions options;
     options.initial = initial_state_from(live);
     EXPECT_DOUBLE_EQ(options.initial.foreign_dirty, 74.0 * (1 << 20));
     const std::vector<WriteRequest> w = {{0, 1 << 20, 0, 2}};
-    EXPECT_EQ(predict(p, Method::buffered, w, options).writes[0].state, CacheState::background_flush);
+    EXPECT_EQ(predict(p, Method::buffered, w, options).writes[0].state,
+              CacheState::background_flush);
     EXPECT_EQ(predict(p, Method::buffered, w).writes[0].state, CacheState::no_flush);
 }
 
@@ -84,14 +88,15 @@ TEST(ValidateForMethod, DirectNeedsBlockAlignment) {
     const ModelParameters p = params();
     const std::vector<WriteRequest> w = {{0, 4096, 0, 2}, {4096, 6000, 0, 3}};
     EXPECT_EQ(validate_for_method(p, Method::direct, w),
-              "line 3: direct IO needs offsets and sizes that are multiples of the block size (4096 B); got "
+              "line 3: direct IO needs offsets and sizes that are multiples of the block size "
+              "(4096 B); got "
               "offset 4096 size 6000");
     EXPECT_EQ(validate_for_method(p, Method::buffered, w), "");
 }
 
 TEST(Workload, ParsesUnitsCommentsAndBlankLines) {
-    const WorkloadResult r = parse_workload("# a comment\noffset,size,delay_s\n0,4K,0\n\n4096, 1M , 5ms\n8M,100,0.25\n",
-                                            "w.csv");
+    const WorkloadResult r = parse_workload(
+        "# a comment\noffset,size,delay_s\n0,4K,0\n\n4096, 1M , 5ms\n8M,100,0.25\n", "w.csv");
     ASSERT_TRUE(r.ok()) << r.error;
     ASSERT_EQ(r.writes.size(), 3u);
     EXPECT_EQ(r.writes[0].size, 4096u);
@@ -104,16 +109,21 @@ TEST(Workload, ParsesUnitsCommentsAndBlankLines) {
 }
 
 TEST(Workload, ErrorsNameFileLineAndProblem) {
-    EXPECT_EQ(parse_workload("", "w.csv").error, "w.csv:1: empty workload: expected the header `offset,size,delay_s`");
+    EXPECT_EQ(parse_workload("", "w.csv").error,
+              "w.csv:1: empty workload: expected the header `offset,size,delay_s`");
     EXPECT_EQ(parse_workload("size,offset,delay\n", "w.csv").error,
               "w.csv:1: expected the header `offset,size,delay_s`, found `size,offset,delay`");
     EXPECT_EQ(parse_workload("offset,size,delay_s\n0,4K\n", "w.csv").error,
               "w.csv:2: expected 3 fields (offset,size,delay_s), found 2");
-    EXPECT_EQ(parse_workload("offset,size,delay_s\n0,0,0\n", "w.csv").error, "w.csv:2: size must be positive");
-    EXPECT_EQ(parse_workload("offset,size,delay_s\n0,4K,-1\n", "w.csv").error.substr(0, 9), "w.csv:2: ");
-    EXPECT_NE(parse_workload("offset,size,delay_s\n0,4Q,0\n", "w.csv").error.find("w.csv:2: size `4Q`"),
-              std::string::npos);
-    EXPECT_EQ(load_workload("/nonexistent/w.csv").error, "/nonexistent/w.csv: cannot open the workload file");
+    EXPECT_EQ(parse_workload("offset,size,delay_s\n0,0,0\n", "w.csv").error,
+              "w.csv:2: size must be positive");
+    EXPECT_EQ(parse_workload("offset,size,delay_s\n0,4K,-1\n", "w.csv").error.substr(0, 9),
+              "w.csv:2: ");
+    EXPECT_NE(
+        parse_workload("offset,size,delay_s\n0,4Q,0\n", "w.csv").error.find("w.csv:2: size `4Q`"),
+        std::string::npos);
+    EXPECT_EQ(load_workload("/nonexistent/w.csv").error,
+              "/nonexistent/w.csv: cannot open the workload file");
 }
 
 TEST(Workload, GeneratorsAndCsvRoundTrip) {

@@ -1,13 +1,12 @@
 // With lowered dirty limits a buffered writer is throttled by balance_dirty_pages, and the eBPF
 // probes see it: positive pauses, dirty above freerun, the device's ratelimit.
-#include <gtest/gtest.h>
-
-#include <filesystem>
-#include <unistd.h>
-
 #include "iosig/cachesim/collector.hpp"
 #include "iosig/cachesim/dirty_limits.hpp"
 #include "real_run.hpp"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace iosig::cachesim {
 namespace {
@@ -18,9 +17,10 @@ TEST(KernelThrottling, LoweredLimitsShowBalanceDirtyPagesPauses) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root (BPF, /proc/sys/vm)";
     if (!built_with_bpf() || !std::filesystem::exists("/sys/kernel/btf/vmlinux"))
         GTEST_SKIP() << "no eBPF in this build or kernel";
-    const std::filesystem::path work = "/var/tmp";  // on the root disk, unlike /tmp on some systems
+    const std::filesystem::path work = "/var/tmp"; // on the root disk, unlike /tmp on some systems
     const auto device = backing_device_of(work.string());
-    if (!device) GTEST_SKIP() << work << " is not on a block device: no write-back throttling to see";
+    if (!device)
+        GTEST_SKIP() << work << " is not on a block device: no write-back throttling to see";
 
     const auto before = *read_vm_dirty_settings();
     CollectorOptions options;
@@ -34,9 +34,11 @@ TEST(KernelThrottling, LoweredLimitsShowBalanceDirtyPagesPauses) {
         auto limits = DirtyLimitOverride::apply(8 * MiB, 4 * MiB, &error, 120);
         ASSERT_TRUE(limits) << error;
         collector->clear_history();
-        // 256 MiB in 1 MiB writes against an 8 MiB limit: the writer outruns write-back over and over.
-        run = validate::run_workload(work / ("iosig-cachesim-throttle-" + std::to_string(::getpid()) + ".dat"),
-                                     Method::buffered, sequential_workload(256 * MiB, MiB, 0));
+        // 256 MiB in 1 MiB writes against an 8 MiB limit: the writer outruns write-back over and
+        // over.
+        run = validate::run_workload(
+            work / ("iosig-cachesim-throttle-" + std::to_string(::getpid()) + ".dat"),
+            Method::buffered, sequential_workload(256 * MiB, MiB, 0));
         ASSERT_TRUE(run.ok()) << run.error;
     }
     EXPECT_EQ(*read_vm_dirty_settings(), before) << "vm.dirty_* not restored";
@@ -51,10 +53,11 @@ TEST(KernelThrottling, LoweredLimitsShowBalanceDirtyPagesPauses) {
         // derived from the device's dirty ratelimit.
         EXPECT_GT(t.dirty, 2 * t.setpoint - t.limit);
         EXPECT_GT(t.dirty_ratelimit, 0);
-        EXPECT_LE(t.pause, 0.2 + 1e-9);  // MAX_PAUSE
+        EXPECT_LE(t.pause, 0.2 + 1e-9); // MAX_PAUSE
     }
     EXPECT_GT(paused, 0u) << "no balance_dirty_pages event with a positive pause for the writer";
-    EXPECT_FALSE(collector->device_history(*device).empty()) << "no writeback:bdi_dirty_ratelimit for " << *device;
+    EXPECT_FALSE(collector->device_history(*device).empty())
+        << "no writeback:bdi_dirty_ratelimit for " << *device;
 }
 
 } // namespace

@@ -1,10 +1,9 @@
 // The block-based page-cache model of Alg. 1: overlaps, splits, LRU lists, write-back, expiry, and
 // the inputs that made the published model abort.
-#include <gtest/gtest.h>
+#include "iosig/cachesim/page_cache.hpp"
 
 #include <cmath>
-
-#include "iosig/cachesim/page_cache.hpp"
+#include <gtest/gtest.h>
 
 namespace iosig::cachesim {
 namespace {
@@ -15,7 +14,8 @@ struct B {
     bool active;
 };
 
-void expect_blocks(const PageCacheModel& cache, std::initializer_list<B> expected, FileId file = 1) {
+void expect_blocks(const PageCacheModel& cache, std::initializer_list<B> expected,
+                   FileId file = 1) {
     std::vector<DirtyBlock> got;
     for (const DirtyBlock& b : cache.blocks())
         if (b.file == file) got.push_back(b);
@@ -41,7 +41,7 @@ TEST(PageCache, NewDataIsOneInactiveBlock) {
 TEST(PageCache, OverlapBecomesActiveAndOnlyNewBytesCount) {
     PageCacheModel cache;
     cache.insert(1, 0, 100, 1.0);
-    EXPECT_EQ(cache.insert(1, 50, 100, 2.0), 50u);  // 50 rewritten, 50 new
+    EXPECT_EQ(cache.insert(1, 50, 100, 2.0), 50u); // 50 rewritten, 50 new
     expect_blocks(cache, {{0, 50, 1.0, false}, {50, 50, 2.0, true}, {100, 50, 2.0, false}});
     EXPECT_EQ(cache.dirty_bytes(), 150);
     EXPECT_EQ(cache.active_bytes(), 50u);
@@ -60,7 +60,7 @@ TEST(PageCache, WriteSpanningSeveralBlocksAndGaps) {
     cache.insert(1, 0, 10, 1.0);
     cache.insert(1, 20, 10, 1.0);
     cache.insert(1, 40, 10, 1.0);
-    EXPECT_EQ(cache.new_bytes(1, 5, 40), 20u);  // [10,20) and [30,40) are clean
+    EXPECT_EQ(cache.new_bytes(1, 5, 40), 20u); // [10,20) and [30,40) are clean
     EXPECT_EQ(cache.insert(1, 5, 40, 2.0), 20u);
     expect_blocks(cache, {{0, 5, 1.0, false},
                           {5, 5, 2.0, true},
@@ -83,7 +83,7 @@ TEST(PageCache, WriteBackTakesTheOldestInactiveDataFirstInOffsetOrder) {
     PageCacheModel cache;
     cache.insert(1, 0, 100, 1.0);
     cache.insert(1, 200, 100, 2.0);
-    cache.insert(1, 20, 10, 3.0);  // splits [0,100): remnants keep t=1
+    cache.insert(1, 20, 10, 3.0); // splits [0,100): remnants keep t=1
     EXPECT_EQ(cache.write_back(25), 25);
     // [0,20) went first, then 5 bytes of [30,100)
     expect_blocks(cache, {{20, 10, 3.0, true}, {35, 65, 1.0, false}, {200, 100, 2.0, false}});
@@ -93,7 +93,7 @@ TEST(PageCache, WriteBackTakesTheOldestInactiveDataFirstInOffsetOrder) {
 TEST(PageCache, AllActiveCacheIsDemotedInsteadOfRunningDry) {
     PageCacheModel cache;
     cache.insert(1, 0, 100, 1.0);
-    cache.insert(1, 0, 100, 2.0);  // everything active, the inactive list is empty
+    cache.insert(1, 0, 100, 2.0); // everything active, the inactive list is empty
     EXPECT_EQ(cache.inactive_bytes(), 0u);
     EXPECT_EQ(cache.write_back(10), 10);
     expect_blocks(cache, {{10, 90, 2.0, false}});
@@ -101,7 +101,7 @@ TEST(PageCache, AllActiveCacheIsDemotedInsteadOfRunningDry) {
 
 TEST(PageCache, WritingBackMoreThanIsDirtyDrainsTheCache) {
     PageCacheModel cache;
-    EXPECT_EQ(cache.write_back(1000), 0);  // empty: nothing to do, no failure
+    EXPECT_EQ(cache.write_back(1000), 0); // empty: nothing to do, no failure
     cache.insert(1, 0, 100, 1.0);
     EXPECT_EQ(cache.write_back(1000), 100);
     EXPECT_TRUE(cache.empty());
@@ -126,13 +126,13 @@ TEST(PageCache, ExpiredDataIsWrittenAtTheFlushersWakeUp) {
     EXPECT_DOUBLE_EQ(cache.flush(0.0, 20.0, 10.0, 100.0, 30.0, 5.0).written, 0);
     EXPECT_EQ(cache.dirty_bytes(), 50);
     std::vector<std::pair<double, double>> progress;
-    const FlushResult r =
-        cache.flush(20.0, 80.0, 10.0, 100.0, 30.0, 5.0, [&](double t, double d) { progress.emplace_back(t, d); });
+    const FlushResult r = cache.flush(20.0, 80.0, 10.0, 100.0, 30.0, 5.0,
+                                      [&](double t, double d) { progress.emplace_back(t, d); });
     EXPECT_DOUBLE_EQ(r.written, 50);
     EXPECT_EQ(cache.dirty_bytes(), 0);
     ASSERT_FALSE(progress.empty());
-    EXPECT_DOUBLE_EQ(progress.front().first, 35.0);  // idle until the wake-up
-    EXPECT_DOUBLE_EQ(progress.back().first, 40.0);   // 50 B at 10 B/s
+    EXPECT_DOUBLE_EQ(progress.front().first, 35.0); // idle until the wake-up
+    EXPECT_DOUBLE_EQ(progress.back().first, 40.0);  // 50 B at 10 B/s
 }
 
 TEST(PageCache, LongIdleGapAfterTheCacheDrainedIsHarmless) {

@@ -1,10 +1,10 @@
 // Reading the model's parameters from the node model (through the core's YAML schema), the live
 // corrections, and writing measured ones back.
-#include <gtest/gtest.h>
-
 #include "iosig/cachesim/kernel_state.hpp"
 #include "iosig/cachesim/parameters.hpp"
 #include "iosig/node_yaml.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::cachesim {
 namespace {
@@ -46,7 +46,8 @@ mounts:
 
 Node load() {
     const NodeLoadResult r = load_node_text(node_yaml, "node.yaml");
-    for (const auto& d : r.diagnostics) ADD_FAILURE() << d.format();
+    for (const auto& d : r.diagnostics)
+        ADD_FAILURE() << d.format();
     return *r.node;
 }
 
@@ -69,13 +70,14 @@ TEST(ResolveParameters, ReadsEverySymbolFromTheSchema) {
     EXPECT_DOUBLE_EQ(p.writeback_interval, 2);
     EXPECT_EQ(p.stdio_buffer_size, 8192u);
     EXPECT_DOUBLE_EQ(p.device_write_bw, 1024 * MiB);
-    EXPECT_DOUBLE_EQ(p.writeback_bw, 500 * MiB);  // from the calibration map
+    EXPECT_DOUBLE_EQ(p.writeback_bw, 500 * MiB); // from the calibration map
 }
 
 TEST(ResolveParameters, Eq2AndEq3TakeTheirFixedCosts) {
     const Node node = load();
-    const ModelParameters direct = *resolve_parameters(node, node.mounts[0], Method::direct).parameters;
-    EXPECT_DOUBLE_EQ(direct.direct_write_base, 3e-3);  // the device's O_DIRECT latency
+    const ModelParameters direct =
+        *resolve_parameters(node, node.mounts[0], Method::direct).parameters;
+    EXPECT_DOUBLE_EQ(direct.direct_write_base, 3e-3); // the device's O_DIRECT latency
     const ModelParameters sync = *resolve_parameters(node, node.mounts[0], Method::sync).parameters;
     EXPECT_DOUBLE_EQ(sync.sync_write_syscall_base, 4e-3);
     // The O_SYNC slope minus the device transfer is Eq. 3's copy cost.
@@ -90,12 +92,13 @@ TEST(ResolveParameters, ListsWhatIsMissingPerMethod) {
     const ResolvedParameters direct = resolve_parameters(node, node.mounts[0], Method::direct);
     EXPECT_FALSE(direct.ok());
     ASSERT_EQ(direct.missing.size(), 1u);
-    EXPECT_EQ(direct.missing[0], "devices.disk.performance.op_latency (or system.sync_write_syscall_base)");
+    EXPECT_EQ(direct.missing[0],
+              "devices.disk.performance.op_latency (or system.sync_write_syscall_base)");
     const ResolvedParameters buffered = resolve_parameters(node, node.mounts[0], Method::buffered);
-    EXPECT_EQ(buffered.missing,
-              (std::vector<std::string>{"system.page_cache_write_bw", "system.write_syscall_base",
-                                        "system.dirty_bytes/dirty_background_bytes (or the ratios with "
-                                        "system.dirtyable_memory)"}));
+    EXPECT_EQ(buffered.missing, (std::vector<std::string>{
+                                    "system.page_cache_write_bw", "system.write_syscall_base",
+                                    "system.dirty_bytes/dirty_background_bytes (or the ratios with "
+                                    "system.dirtyable_memory)"}));
 }
 
 TEST(ResolveParameters, RatiosApplyToDirtyableMemory) {
@@ -105,7 +108,8 @@ TEST(ResolveParameters, RatiosApplyToDirtyableMemory) {
     node.system.dirty_ratio = 0.2;
     node.system.dirty_background_ratio = 0.1;
     node.system.dirtyable_memory = 1000 * 1024 * 1024ull;
-    const ModelParameters p = *resolve_parameters(node, node.mounts[0], Method::buffered).parameters;
+    const ModelParameters p =
+        *resolve_parameters(node, node.mounts[0], Method::buffered).parameters;
     EXPECT_DOUBLE_EQ(p.thresholds.hard, 200 * MiB);
     EXPECT_DOUBLE_EQ(p.thresholds.background, 100 * MiB);
 }
@@ -163,7 +167,8 @@ TEST(StoreParameters, WritesThroughTheSchemaAndRoundTrips) {
     EXPECT_EQ(node.provenance.at("system.page_cache_write_bw"), Provenance::measured);
     EXPECT_EQ(node.provenance.at("devices.disk.performance.seq_write_bw"), Provenance::measured);
     const NodeLoadResult again = load_node_text(to_yaml(node), "written.yaml");
-    for (const auto& d : again.diagnostics) ADD_FAILURE() << d.format();
+    for (const auto& d : again.diagnostics)
+        ADD_FAILURE() << d.format();
     ASSERT_TRUE(again.ok());
     EXPECT_DOUBLE_EQ(*again.node->system.page_cache_write_bw, 3e9);
     EXPECT_DOUBLE_EQ(*again.node->system.write_syscall_base, 5e-6);

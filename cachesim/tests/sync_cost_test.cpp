@@ -1,7 +1,7 @@
 // Eq. 2 (direct + sync) and Eq. 3-4 (sync through the page cache), against hand-computed values.
-#include <gtest/gtest.h>
-
 #include "iosig/cachesim/sync_cost.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::cachesim {
 namespace {
@@ -49,25 +49,30 @@ TEST(Eq3SyncThroughCache, RemainderCostsABlockReadAndAWholeBlockWrite) {
     // Without the read (the block is cached or beyond the old end of file) only the write remains.
     EXPECT_NEAR(sync_write_cost(p, 6000, false, false), expected - 4096 / 200e6, 1e-15);
     // Smaller than a block: s_b = 0.
-    EXPECT_NEAR(sync_write_cost(p, 100, false, true), 50e-6 + 100e-9 + 4096 / 200e6 + 4096 / 100e6, 1e-15);
+    EXPECT_NEAR(sync_write_cost(p, 100, false, true), 50e-6 + 100e-9 + 4096 / 200e6 + 4096 / 100e6,
+                1e-15);
 }
 
 TEST(Eq4SyncTotal, IsTheSumOfEq3OverTheChunks) {
     const ModelParameters p = device();
     const double sizes[] = {6000, 8192};
     const bool random[] = {false, true};
-    const double expected = sync_write_cost(p, 6000, false, true) + sync_write_cost(p, 8192, true, true);
+    const double expected =
+        sync_write_cost(p, 6000, false, true) + sync_write_cost(p, 8192, true, true);
     EXPECT_DOUBLE_EQ(sync_total_cost(p, sizes, random), expected);
-    EXPECT_NEAR(expected, 2 * 50e-6 + 14192e-9 + (4096 + 4096 + 8192) / 100e6 + 4096 / 200e6 + 5e-3, 1e-15);
+    EXPECT_NEAR(expected, 2 * 50e-6 + 14192e-9 + (4096 + 4096 + 8192) / 100e6 + 4096 / 200e6 + 5e-3,
+                1e-15);
 }
 
 TEST(SyncWriteSequence, DetectsSeeksFromTheEndOfThePreviousWrite) {
     const ModelParameters p = device();
     SyncWriteSequence direct(p, true);
-    EXPECT_DOUBLE_EQ(direct.write(0, 4096), direct_sync_write_cost(p, 4096, false));      // first: sequential
-    EXPECT_DOUBLE_EQ(direct.write(4096, 4096), direct_sync_write_cost(p, 4096, false));   // continues
-    EXPECT_DOUBLE_EQ(direct.write(65536, 4096), direct_sync_write_cost(p, 4096, true));   // jumps ahead
-    EXPECT_DOUBLE_EQ(direct.write(0, 4096), direct_sync_write_cost(p, 4096, true));       // jumps back
+    EXPECT_DOUBLE_EQ(direct.write(0, 4096),
+                     direct_sync_write_cost(p, 4096, false)); // first: sequential
+    EXPECT_DOUBLE_EQ(direct.write(4096, 4096), direct_sync_write_cost(p, 4096, false)); // continues
+    EXPECT_DOUBLE_EQ(direct.write(65536, 4096),
+                     direct_sync_write_cost(p, 4096, true));                        // jumps ahead
+    EXPECT_DOUBLE_EQ(direct.write(0, 4096), direct_sync_write_cost(p, 4096, true)); // jumps back
 }
 
 TEST(SyncWriteSequence, ReadsAPartialBlockOnlyInsideTheOldFileExtent) {

@@ -1,8 +1,8 @@
 // Alg. 1 (Syscall_IO_Cost): each state's cost, flushing during delays, throttling pauses, rewrites,
 // and the inputs the published model aborted on.
-#include <gtest/gtest.h>
-
 #include "iosig/cachesim/syscall_model.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::cachesim {
 namespace {
@@ -12,13 +12,13 @@ constexpr double MiB = 1024.0 * 1024.0;
 ModelParameters params() {
     ModelParameters p;
     p.page_size = 4096;
-    p.write_syscall_base = 1e-6;            // L_w
-    p.page_cache_write_bw = 1e9;            // r_ramdisk
-    p.page_cache_write_bw_flushing = 5e8;   // r_ramdisk while flushing
-    p.writeback_bw = 1e8;                   // the flusher
+    p.write_syscall_base = 1e-6;          // L_w
+    p.page_cache_write_bw = 1e9;          // r_ramdisk
+    p.page_cache_write_bw_flushing = 5e8; // r_ramdisk while flushing
+    p.writeback_bw = 1e8;                 // the flusher
     p.device_write_bw = 1e8;
     p.dirty_ratelimit = 100 * MiB;
-    p.thresholds = {10 * MiB, 20 * MiB, 20 * MiB};  // freerun 15 MiB, setpoint 17.5 MiB
+    p.thresholds = {10 * MiB, 20 * MiB, 20 * MiB}; // freerun 15 MiB, setpoint 17.5 MiB
     p.dirty_expire = 30;
     p.writeback_interval = 5;
     return p;
@@ -30,7 +30,7 @@ TEST(Alg1, NoFlushCostsSyscallPlusCopyAtPageCacheBandwidth) {
     EXPECT_EQ(c.state, CacheState::no_flush);
     EXPECT_NEAR(c.cost, 1e-6 + MiB / 1e9, 1e-15);
     EXPECT_DOUBLE_EQ(c.pause, 0);
-    EXPECT_DOUBLE_EQ(c.dirty_after, MiB);  // nothing flushes below the threshold
+    EXPECT_DOUBLE_EQ(c.dirty_after, MiB); // nothing flushes below the threshold
     EXPECT_EQ(c.newly_dirtied, 1u << 20);
     EXPECT_NEAR(model.now(), c.cost, 1e-15);
 }
@@ -47,12 +47,12 @@ TEST(Alg1, BackgroundFlushSlowsTheCopyAndDrainsMeanwhile) {
 
 TEST(Alg1, ThrottledWriteIsPausedToTheTaskRatelimit) {
     ModelParameters p = params();
-    p.writeback_bw = 1;  // keep the flusher out of the arithmetic
+    p.writeback_bw = 1; // keep the flusher out of the arithmetic
     SyscallWriteModel model(p, {16 * MiB, 0});
     const WriteCost c = model.write(1, 0, 65536, 0);
     EXPECT_EQ(c.state, CacheState::throttled);
-    // pos_ratio(16 MiB) = 1.216, task rate = 100 MiB/s * 1.216. Since the last pause (t = 0) the task
-    // spent L_w + copy; the pause tops that up to the period 65536 / task rate.
+    // pos_ratio(16 MiB) = 1.216, task rate = 100 MiB/s * 1.216. Since the last pause (t = 0) the
+    // task spent L_w + copy; the pause tops that up to the period 65536 / task rate.
     const double period = 65536 / (100 * MiB * 1.216);
     EXPECT_NEAR(c.cost, period, 1e-9);
     EXPECT_NEAR(c.pause, period - 1e-6 - 65536 / 5e8, 1e-9);
@@ -98,7 +98,7 @@ TEST(Alg1, RewritingDirtyDataAddsNothingAndIsNotThrottled) {
 
 TEST(Alg1, DelayFlushesDownToTheBackgroundThreshold) {
     SyscallWriteModel model(params(), {12 * MiB, 0});
-    model.idle(1.0);  // 100 MB/s could write 100 MB, but background write-back stops at 10 MiB
+    model.idle(1.0); // 100 MB/s could write 100 MB, but background write-back stops at 10 MiB
     EXPECT_DOUBLE_EQ(model.dirty_bytes(), 10 * MiB);
     const WriteCost c = model.write(1, 0, 4096, 0);
     EXPECT_EQ(c.state, CacheState::no_flush);
@@ -106,7 +106,7 @@ TEST(Alg1, DelayFlushesDownToTheBackgroundThreshold) {
 
 TEST(Alg1, StatesFollowTheDirtyLevelDuringALongSequentialWrite) {
     ModelParameters p = params();
-    p.writeback_bw = 50e6;  // slower than the writer: the level climbs to the throttling range
+    p.writeback_bw = 50e6; // slower than the writer: the level climbs to the throttling range
     SyscallWriteModel model(p);
     bool seen[3] = {false, false, false};
     for (int i = 0; i < 64; ++i) {
@@ -136,9 +136,28 @@ TEST(Alg1, LongIdleGapAndDrainedCacheDoNotAbort) {
 TEST(Alg1, ExpiredDataPutsTheCacheInBackgroundFlush) {
     SyscallWriteModel model(params());
     model.write(1, 0, 4096, 0);
-    model.idle(30.5);  // expired at 30 s, but the flusher only looks at 5 s wake-ups: 35 s
+    model.idle(30.5); // expired at 30 s, but the flusher only looks at 5 s wake-ups: 35 s
     const WriteCost c = model.write(1, 4096, 4096, 0);
     EXPECT_EQ(c.state, CacheState::background_flush);
+}
+
+TEST(Alg1, FlusherStartLatencyDelaysWriteBackAndTheSlowdown) {
+    ModelParameters p = params();
+    p.writeback_start_latency = 0.002;
+    SyscallWriteModel model(p, {10 * MiB, 0});  // exactly at the threshold: the flusher is idle
+    // 1 MiB at 1 GB/s takes ~1 ms: the flusher, triggered by the first piece above the threshold,
+    // only starts 2 ms later, so the whole copy runs at full speed and nothing is written back.
+    const WriteCost c = model.write(1, 0, 1 << 20, 0);
+    EXPECT_EQ(c.state, CacheState::background_flush);
+    EXPECT_NEAR(c.cost, 1e-6 + MiB / 1e9, 1e-12);
+    EXPECT_NEAR(c.dirty_after, 11 * MiB, 1);
+    // During a delay it wakes up and brings the level back to the threshold.
+    model.idle(0.1);
+    EXPECT_NEAR(model.dirty_bytes(), 10 * MiB, 1);
+    // With no latency (CAWL) the copy above the threshold is slowed from the first piece on.
+    ModelParameters q = params();
+    SyscallWriteModel eager(q, {10 * MiB, 0});
+    EXPECT_GT(eager.write(1, 0, 1 << 20, 0).cost, c.cost);
 }
 
 TEST(Alg1, TrajectoryRecordsEveryChange) {
@@ -148,7 +167,8 @@ TEST(Alg1, TrajectoryRecordsEveryChange) {
     model.idle(0.1);
     model.write(1, 0, 1 << 20, 0);
     ASSERT_GE(trajectory.size(), 2u);
-    for (std::size_t i = 1; i < trajectory.size(); ++i) EXPECT_GE(trajectory[i].time, trajectory[i - 1].time);
+    for (std::size_t i = 1; i < trajectory.size(); ++i)
+        EXPECT_GE(trajectory[i].time, trajectory[i - 1].time);
     EXPECT_NEAR(trajectory.back().time, model.now(), 1e-12);
     EXPECT_NEAR(trajectory.back().dirty, model.dirty_bytes(), 1e-6);
 }

@@ -1,7 +1,7 @@
 // The kernel's position control and dirty-ratelimit estimation (NOTES.md names), hand-computed.
-#include <gtest/gtest.h>
-
 #include "iosig/cachesim/throttle.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::cachesim {
 namespace {
@@ -13,7 +13,7 @@ DirtyThresholds thresholds() {
     t.background = 10 * MiB;
     t.hard = 20 * MiB;
     t.limit = 20 * MiB;
-    return t;  // freerun 15 MiB, setpoint 17.5 MiB
+    return t; // freerun 15 MiB, setpoint 17.5 MiB
 }
 
 TEST(Thresholds, FreerunAndSetpoint) {
@@ -21,7 +21,7 @@ TEST(Thresholds, FreerunAndSetpoint) {
     EXPECT_DOUBLE_EQ(t.freerun(), 15 * MiB);
     EXPECT_DOUBLE_EQ(t.setpoint(), 17.5 * MiB);
     DirtyThresholds smoothed = t;
-    smoothed.limit = 30 * MiB;  // the kernel's limit still following a lowered threshold down
+    smoothed.limit = 30 * MiB; // the kernel's limit still following a lowered threshold down
     EXPECT_DOUBLE_EQ(smoothed.setpoint(), 22.5 * MiB);
 }
 
@@ -31,7 +31,7 @@ TEST(PosRatio, IsTwoAtFreerunOneAtSetpointZeroAtLimit) {
     EXPECT_DOUBLE_EQ(pos_ratio(t, 17.5 * MiB), 1.0);
     EXPECT_DOUBLE_EQ(pos_ratio(t, 20 * MiB), 0.0);
     EXPECT_DOUBLE_EQ(pos_ratio(t, 25 * MiB), 0.0);
-    EXPECT_DOUBLE_EQ(pos_ratio(t, 1 * MiB), 2.0);  // clamped
+    EXPECT_DOUBLE_EQ(pos_ratio(t, 1 * MiB), 2.0); // clamped
 }
 
 TEST(PosRatio, FollowsTheCubic) {
@@ -44,8 +44,8 @@ TEST(PosRatio, FollowsTheCubic) {
 
 TEST(Classify, ThreeStates) {
     const DirtyThresholds t = thresholds();
-    EXPECT_EQ(classify(t, 10 * MiB, false), CacheState::no_flush);  // at the threshold: not above
-    EXPECT_EQ(classify(t, 5 * MiB, true), CacheState::background_flush);  // expired data
+    EXPECT_EQ(classify(t, 10 * MiB, false), CacheState::no_flush); // at the threshold: not above
+    EXPECT_EQ(classify(t, 5 * MiB, true), CacheState::background_flush); // expired data
     EXPECT_EQ(classify(t, 10 * MiB + 1, false), CacheState::background_flush);
     EXPECT_EQ(classify(t, 15 * MiB, false), CacheState::background_flush);
     EXPECT_EQ(classify(t, 15 * MiB + 1, false), CacheState::throttled);
@@ -54,9 +54,9 @@ TEST(Classify, ThreeStates) {
 TEST(DirtyRatelimit, WaitsUntilPreviousAndNewEstimatesAgree) {
     const DirtyThresholds t = thresholds();
     DirtyRatelimit r(100 * MiB, 4096);
-    // Above the setpoint (pos_ratio 0.875): task rate 87.5 MiB/s, the device writes 50 MiB/s, the task
-    // dirtied at its limit -> balanced = 87.5 * 50 / 87.5 = 50 MiB/s. The previous balanced estimate
-    // (the initial 100 MiB/s) is the largest of the three: no step yet.
+    // Above the setpoint (pos_ratio 0.875): task rate 87.5 MiB/s, the device writes 50 MiB/s, the
+    // task dirtied at its limit -> balanced = 87.5 * 50 / 87.5 = 50 MiB/s. The previous balanced
+    // estimate (the initial 100 MiB/s) is the largest of the three: no step yet.
     r.update(t, 18.75 * MiB, 87.5 * MiB * 0.2, 0.2, 50 * MiB);
     EXPECT_DOUBLE_EQ(r.rate(), 100 * MiB);
     EXPECT_DOUBLE_EQ(r.balanced(), 50 * MiB);
@@ -69,7 +69,8 @@ TEST(DirtyRatelimit, WaitsUntilPreviousAndNewEstimatesAgree) {
 TEST(DirtyRatelimit, NeverExceedsTheWriteBandwidthEstimateWhenRising) {
     const DirtyThresholds t = thresholds();
     DirtyRatelimit r(10 * MiB, 4096);
-    for (int i = 0; i < 1000; ++i) r.update(t, 16 * MiB, 10 * MiB * 1.216 * 0.2, 0.2, 50 * MiB);
+    for (int i = 0; i < 1000; ++i)
+        r.update(t, 16 * MiB, 10 * MiB * 1.216 * 0.2, 0.2, 50 * MiB);
     EXPECT_GT(r.rate(), 10 * MiB);
     EXPECT_LE(r.rate(), 50 * MiB);
 }

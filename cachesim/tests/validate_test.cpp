@@ -1,11 +1,11 @@
 // The harness's arithmetic: fits, the completion-tick detection, errors and trajectories.
-#include <gtest/gtest.h>
-
 #include "calibrate.hpp"
 #include "experiment.hpp"
 #include "iosig/cachesim/sync_cost.hpp"
 #include "regression.hpp"
 #include "scenarios.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::cachesim::validate {
 namespace {
@@ -36,12 +36,12 @@ TEST(Regression, SeveralRegressors) {
     EXPECT_NEAR(b[0], 2, 1e-9);
     EXPECT_NEAR(b[1], 3, 1e-9);
     EXPECT_NEAR(b[2], -1, 1e-9);
-    EXPECT_TRUE(fit_linear({{1, 1}, {1, 1}}, std::vector<double>{1, 2}).empty());  // singular
+    EXPECT_TRUE(fit_linear({{1, 1}, {1, 1}}, std::vector<double>{1, 2}).empty()); // singular
 }
 
 TEST(CompletionTicks, QuantizeRoundsUpToTheNextTick) {
     EXPECT_DOUBLE_EQ(quantize_completion(0.0001, 0.004), 0.004);
-    EXPECT_DOUBLE_EQ(quantize_completion(0.0041, 0.004), 0.004);  // within the jitter allowance
+    EXPECT_DOUBLE_EQ(quantize_completion(0.0041, 0.004), 0.004); // within the jitter allowance
     EXPECT_DOUBLE_EQ(quantize_completion(0.005, 0.004), 0.008);
     EXPECT_DOUBLE_EQ(quantize_completion(0.005, 0), 0.005);
 }
@@ -65,8 +65,10 @@ TEST(CompletionTicks, StaircaseFitReproducesTheMedians) {
         costs.push_back(quantize_completion(1e-3 + s * 1e-9, 0.004));
     }
     const auto medians = per_size_medians(sizes, costs);
-    const auto [l, b] = fit_quantized(medians, 0.004, 1e-9, [](double l, double b, double s) { return l + s * b; });
-    for (const SizeMedian& m : medians) EXPECT_DOUBLE_EQ(quantize_completion(l + m.size * b, 0.004), m.median);
+    const auto [l, b] =
+        fit_quantized(medians, 0.004, 1e-9, [](double l, double b, double s) { return l + s * b; });
+    for (const SizeMedian& m : medians)
+        EXPECT_DOUBLE_EQ(quantize_completion(l + m.size * b, 0.004), m.median);
 }
 
 TEST(Errors, MeanRelativeErrorSkipsEmptyMeasurements) {
@@ -87,14 +89,16 @@ TEST(Scenarios, CoverThePapersFigures) {
     const auto all = paper_scenarios(1.0);
     for (const char* group : {"direct", "sync", "buffered", "rewrite", "stdio"})
         EXPECT_FALSE(select_scenarios(all, group).empty()) << group;
-    EXPECT_EQ(select_scenarios(all, "rewrite").size(), 4u);  // cases A-D
+    EXPECT_EQ(select_scenarios(all, "rewrite").size(), 4u); // cases A-D
     EXPECT_EQ(select_scenarios(all, "buffered-seq,rewrite-A").size(), 2u);
     for (const Scenario& s : all) {
         std::uint64_t bytes = 0;
-        for (const WriteRequest& w : s.workload) bytes += w.size;
+        for (const WriteRequest& w : s.workload)
+            bytes += w.size;
         EXPECT_LE(bytes, 512ull << 20) << s.name << ": keep runs modest on a shared machine";
         if (s.method == Method::direct)
-            for (const WriteRequest& w : s.workload) ASSERT_EQ(w.size % 4096, 0u) << s.name;
+            for (const WriteRequest& w : s.workload)
+                ASSERT_EQ(w.size % 4096, 0u) << s.name;
     }
 }
 

@@ -1,14 +1,15 @@
 #include "prediction_output.hpp"
 
-#include <fmt/format.h>
-
 #include "iosig/units.hpp"
+
+#include <fmt/format.h>
 
 namespace iosig::cachesim {
 
 std::string prediction_csv(const Prediction& prediction, std::span<const WriteRequest> workload,
                            double page_size) {
-    std::string out = "index,offset,size,delay_s,cost_s,baseline_s,pause_s,dirty_pages,state,syscalls\n";
+    std::string out =
+        "index,offset,size,delay_s,cost_s,baseline_s,pause_s,dirty_pages,state,syscalls\n";
     for (std::size_t i = 0; i < prediction.writes.size(); ++i) {
         const PredictedWrite& w = prediction.writes[i];
         out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.0f},{},{}\n", i, workload[i].offset,
@@ -19,9 +20,10 @@ std::string prediction_csv(const Prediction& prediction, std::span<const WriteRe
 }
 
 void print_prediction(std::FILE* out, const Prediction& prediction,
-                      std::span<const WriteRequest> workload, double page_size, std::size_t max_rows) {
-    fmt::print(out, "{:>7} {:>12} {:>10} {:>9} {:>11} {:>11} {:>11} {:>16}\n", "write", "offset", "size",
-               "delay", "model", "baseline", "dirty pages", "state");
+                      std::span<const WriteRequest> workload, double page_size,
+                      std::size_t max_rows) {
+    fmt::print(out, "{:>7} {:>12} {:>10} {:>9} {:>11} {:>11} {:>11} {:>16}\n", "write", "offset",
+               "size", "delay", "model", "baseline", "dirty pages", "state");
     const std::size_t n = prediction.writes.size();
     for (std::size_t i = 0; i < n; ++i) {
         if (i == max_rows && n > max_rows + 1) {
@@ -29,24 +31,26 @@ void print_prediction(std::FILE* out, const Prediction& prediction,
             break;
         }
         const PredictedWrite& w = prediction.writes[i];
-        fmt::print(out, "{:>7} {:>12} {:>10} {:>9} {:>11} {:>11} {:>11.0f} {:>16}\n", i, workload[i].offset,
-                   human_size(static_cast<double>(workload[i].size)), human_duration(workload[i].delay),
-                   human_duration(w.cost), human_duration(w.baseline), w.dirty_after / page_size,
-                   to_string(w.state));
+        fmt::print(out, "{:>7} {:>12} {:>10} {:>9} {:>11} {:>11} {:>11.0f} {:>16}\n", i,
+                   workload[i].offset, human_size(static_cast<double>(workload[i].size)),
+                   human_duration(workload[i].delay), human_duration(w.cost),
+                   human_duration(w.baseline), w.dirty_after / page_size, to_string(w.state));
     }
     std::size_t states[3] = {0, 0, 0};
-    for (const PredictedWrite& w : prediction.writes) ++states[static_cast<int>(w.state)];
+    for (const PredictedWrite& w : prediction.writes)
+        ++states[static_cast<int>(w.state)];
     fmt::print(out, "\n{} writes ({}), method {}\n", n, human_size([&] {
                    double total = 0;
-                   for (const WriteRequest& w : workload) total += static_cast<double>(w.size);
+                   for (const WriteRequest& w : workload)
+                       total += static_cast<double>(w.size);
                    return total;
                }()),
                to_string(prediction.method));
     fmt::print(out, "total cost  model (CAWL): {}   baseline (size / bandwidth): {}\n",
                human_duration(prediction.total_cost), human_duration(prediction.total_baseline));
     fmt::print(out, "elapsed incl. delays (model): {}\n", human_duration(prediction.elapsed));
-    fmt::print(out, "writes by state: no-flush {}, background-flush {}, throttled {}\n", states[0], states[1],
-               states[2]);
+    fmt::print(out, "writes by state: no-flush {}, background-flush {}, throttled {}\n", states[0],
+               states[1], states[2]);
 }
 
 } // namespace iosig::cachesim

@@ -1,11 +1,11 @@
 // Printing and saving a Prediction: the per-write table of iosig-cachesim and its CSV.
 #pragma once
 
+#include "iosig/cachesim/estimator.hpp"
+
 #include <cstdio>
 #include <span>
 #include <string>
-
-#include "iosig/cachesim/estimator.hpp"
 
 namespace iosig::cachesim {
 
@@ -15,6 +15,7 @@ std::string prediction_csv(const Prediction& prediction, std::span<const WriteRe
 
 // A human-readable table (at most `max_rows` rows, then an ellipsis) and the totals.
 void print_prediction(std::FILE* out, const Prediction& prediction,
-                      std::span<const WriteRequest> workload, double page_size, std::size_t max_rows);
+                      std::span<const WriteRequest> workload, double page_size,
+                      std::size_t max_rows);
 
 } // namespace iosig::cachesim

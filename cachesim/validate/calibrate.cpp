@@ -1,19 +1,19 @@
 #include "calibrate.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <map>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
-#include <cstdio>
-#include <fmt/format.h>
-#include <random>
-#include <stdio_ext.h>
-
 #include "iosig/cachesim/sync_cost.hpp"
 #include "real_run.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <map>
+#include <random>
+#include <stdio_ext.h>
+#include <unistd.h>
 
 namespace iosig::cachesim::validate {
 namespace {
@@ -39,11 +39,18 @@ std::vector<WriteRequest> appends(const std::vector<std::uint64_t>& sizes) {
     return out;
 }
 
-std::vector<std::uint64_t> shuffled(std::vector<std::uint64_t> sizes, int copies, std::mt19937_64& rng) {
+std::vector<std::uint64_t> shuffled(std::vector<std::uint64_t> sizes, int copies,
+                                    std::mt19937_64& rng) {
     std::vector<std::uint64_t> out;
-    for (int c = 0; c < copies; ++c) out.insert(out.end(), sizes.begin(), sizes.end());
+    for (int c = 0; c < copies; ++c)
+        out.insert(out.end(), sizes.begin(), sizes.end());
     std::shuffle(out.begin(), out.end(), rng);
     return out;
+}
+
+double background_threshold() {
+    const auto state = read_procfs_state();
+    return state && state->global ? state->global->background_thresh : 0;
 }
 
 // Which writes of a run the kernel paused (balance_dirty_pages with pause > 0 inside the call).
@@ -62,7 +69,8 @@ std::vector<bool> paused_writes(const CalibrationSetup& setup, const RunTimings&
     return paused;
 }
 
-// Runs `make(run)` once as a warm-up and `repetitions` more times; keeps the samples `keep` accepts.
+// Runs `make(run)` once as a warm-up and `repetitions` more times; keeps the samples `keep`
+// accepts.
 template <class Make, class Keep>
 std::vector<Sample> sample_runs(const CalibrationSetup& setup, Method method, Make make, Keep keep,
                                 RunOptions options = {},
@@ -71,11 +79,14 @@ std::vector<Sample> sample_runs(const CalibrationSetup& setup, Method method, Ma
     const auto file = setup.dir / "iosig-calibrate.dat";
     for (int run = 0; run <= setup.repetitions; ++run) {
         const std::vector<WriteRequest> workload = make(run);
-        wait_for_clean(2 * MiB, 20);
+        // Buffered runs start below the background threshold; direct and O_SYNC ones do not care.
+        if (method == Method::buffered || method == Method::stdio)
+            wait_for_clean(background_threshold() / 4, 10);
         if (setup.collector) setup.collector->clear_history();
         const RunTimings timings = run_workload(file, method, workload, options);
-        if (!timings.ok()) throw std::runtime_error(fmt::format("calibration run: {}", timings.error));
-        if (run == 0) continue;  // warm-up: first touches of memory and file system are slow here
+        if (!timings.ok())
+            throw std::runtime_error(fmt::format("calibration run: {}", timings.error));
+        if (run == 0) continue; // warm-up: first touches of memory and file system are slow here
         if (after) after(timings);
         const std::vector<bool> paused = paused_writes(setup, timings);
         for (std::size_t i = 0; i < workload.size(); ++i)
@@ -89,120 +100,80 @@ std::vector<Sample> sample_runs(const CalibrationSetup& setup, Method method, Ma
 // against, and relative weights keep small sizes from being drowned by large ones. (Least absolute
 // relative deviations over all samples lands in the fast minority of this VM's bimodal sync-write
 // times and underestimates totals by a factor of several.)
-LinearFit fit(const std::vector<Sample>& samples, bool relative = true) {
+LinearFit fit(const std::vector<Sample>& samples, bool relative = true, bool mean = false) {
     std::vector<double> x, y;
     for (const Sample& s : samples) {
         x.push_back(s.size);
         y.push_back(s.cost);
     }
+    if (mean) return fit_line(x, y);
     return relative ? fit_line_relative(x, y) : fit_line_medians(x, y);
+}
+
+// The paper's method (Sect. 6.1): the fixed cost from a regression over small sizes, the bandwidth
+// from one over large sizes, each through the per-size medians.
+LinearFit two_range_fit(const std::vector<Sample>& samples, double small_limit) {
+    std::vector<Sample> small, large;
+    for (const Sample& s : samples)
+        (s.size <= small_limit ? small : large).push_back(s);
+    LinearFit line = fit(large.empty() ? samples : large);
+    if (!small.empty() && !large.empty()) line.intercept = fit(small).intercept;
+    line.samples = samples.size();
+    return line;
 }
 
 std::vector<double> sizes_of(const std::vector<Sample>& samples) {
     std::vector<double> out;
-    for (const Sample& s : samples) out.push_back(s.size);
+    for (const Sample& s : samples)
+        out.push_back(s.size);
     return out;
 }
 
 std::vector<double> costs_of(const std::vector<Sample>& samples) {
     std::vector<double> out;
-    for (const Sample& s : samples) out.push_back(s.cost);
+    for (const Sample& s : samples)
+        out.push_back(s.cost);
     return out;
 }
 
-double background_threshold() {
-    const auto state = read_procfs_state();
-    return state && state->global ? state->global->background_thresh : 0;
-}
-
 } // namespace
-
-std::vector<SizeMedian> per_size_medians(std::span<const double> sizes, std::span<const double> costs) {
-    std::map<double, std::vector<double>> groups;
-    for (std::size_t i = 0; i < sizes.size(); ++i) groups[sizes[i]].push_back(costs[i]);
-    std::vector<SizeMedian> out;
-    for (auto& [size, costs] : groups) out.push_back({size, median(costs), static_cast<double>(costs.size())});
-    return out;
-}
-
-namespace {
-
-// Share of the per-size medians that sit on a multiple of q (within 1.5 %: this VM's ticks are exact
-// to a few tenths of a percent), and their mean distance.
-std::pair<double, double> quantum_fit(const std::vector<SizeMedian>& m, double q) {
-    double on = 0, total = 0, distance = 0;
-    for (const SizeMedian& x : m) {
-        const double k = x.median / q;
-        const double off = std::fabs(k - std::round(k));
-        total += x.count;
-        distance += x.count * off;
-        if (std::round(k) >= 1 && off <= 0.015) on += x.count;
-    }
-    return {total > 0 ? on / total : 0, total > 0 ? distance / total : 1};
-}
-
-} // namespace
-
-// The completion tick of synchronous writes, if their median costs sit on multiples of one: the
-// largest tick between 1 and 20 ms that 60 % of the sizes' medians fit, refined to the best fit near it.
-double detect_quantum(const std::vector<SizeMedian>& m) {
-    if (m.size() < 3) return 0;
-    for (double q = 20e-3; q >= 1e-3; q -= 0.05e-3) {
-        if (quantum_fit(m, q).first < 0.6) continue;
-        double best = q, best_distance = quantum_fit(m, q).second;
-        for (double r = 0.9 * q; r <= 1.1 * q; r += 0.01e-3) {
-            const auto [share, distance] = quantum_fit(m, r);
-            if (share >= 0.6 && distance < best_distance) best = r, best_distance = distance;
-        }
-        return best;
-    }
-    return 0;
-}
-
-// With completion ticks the cost is a staircase: the (L, 1/B) whose quantized line is closest, by
-// relative error, to the per-size medians (grid search around the plain fit).
-std::pair<double, double> fit_quantized(const std::vector<SizeMedian>& m, double q, double slope_guess,
-                                        const std::function<double(double, double, double)>& cost) {
-    if (slope_guess <= 0) slope_guess = 1e-9;
-    double best_l = 0, best_slope = slope_guess, best = 1e300;
-    for (int i = 0; i <= 75; ++i) {
-        const double l = 1.5 * q * i / 75;
-        for (int j = 0; j <= 80; ++j) {
-            const double slope = slope_guess * std::pow(16.0, (j - 40) / 40.0);
-            double error = 0;
-            for (const SizeMedian& x : m)
-                error += x.count * std::fabs(quantize_completion(cost(l, slope, x.size), q) - x.median) / x.median;
-            if (error < best) best = error, best_l = l, best_slope = slope;
-        }
-    }
-    return {best_l, best_slope};
-}
 
 LinearFit measure_buffered_no_flush(const CalibrationSetup& setup) {
     std::mt19937_64 rng(1);
-    std::vector<std::uint64_t> sizes = {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 2 * MiB};
-    // Stay well below the background threshold so that the flusher never starts.
-    const double budget = background_threshold() / 2;
+    std::vector<std::uint64_t> sizes = {512,     4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB,
+                                        1 * MiB, 2 * MiB, 4 * MiB,  8 * MiB};
+    // Stay well below the background threshold (less what others have dirty) so that the flusher
+    // never starts.
+    const auto now = read_procfs_state();
+    const double budget = (background_threshold() - (now ? now->dirty_and_writeback() : 0.0)) / 2;
+    auto batch = [&] {
+        double sum = 0;
+        for (std::uint64_t s : sizes)
+            sum += static_cast<double>(s);
+        return sum;
+    };
     int copies = 2;
-    while (copies > 1 && copies * 3.3 * MiB > budget) --copies;
-    while (!sizes.empty() && 3.3 * MiB * copies > budget) sizes.pop_back();
+    while (copies > 1 && copies * batch() > budget)
+        --copies;
+    while (sizes.size() > 2 && copies * batch() > budget)
+        sizes.pop_back();
     auto samples = sample_runs(
         setup, Method::buffered, [&](int) { return appends(shuffled(sizes, copies, rng)); },
         [](const auto&, std::size_t) { return true; });
-    return fit(samples);
+    return two_range_fit(samples, 64 * KiB);
 }
 
 LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_syscall_base,
-                                    double* writeback_bw) {
+                                    double* writeback_bw, double* start_latency) {
     const auto state = read_procfs_state();
     const double bg = state && state->global ? state->global->background_thresh : 0;
     const double thresh = state && state->global ? state->global->dirty_thresh : 0;
-    const auto total = static_cast<std::uint64_t>(std::max<double>(96.0 * MiB, 3 * thresh));
+    const auto total = static_cast<std::uint64_t>(std::max<double>(128.0 * MiB, 2 * thresh));
     std::mt19937_64 rng(2);
     auto make = [&](int) {
         std::vector<std::uint64_t> sizes;
         for (std::uint64_t sum = 0; sum < total;) {
-            for (std::uint64_t s : shuffled({256 * KiB, 1 * MiB, 2 * MiB}, 1, rng)) {
+            for (std::uint64_t s : shuffled({2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB}, 1, rng)) {
                 sizes.push_back(s);
                 sum += s;
             }
@@ -213,47 +184,66 @@ LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_
     auto keep = [bg](const std::vector<WriteRequest>& w, std::size_t i) {
         return static_cast<double>(w[i].offset) > 1.1 * bg + 2.0 * MiB;
     };
-    // The flusher's own rate: pages written per second while the dirty pages (not counting those
-    // already under write-back) stay above the background threshold, i.e. while it has work throughout.
+    // The flusher's rate: from the moment the dirty pages first exceed the background threshold to
+    // the end of the stream it has work throughout, so pages written / time is its bandwidth.
     double written = 0, busy = 0;
+    std::vector<double> latencies;
     auto drain = [&](const RunTimings& run) {
         if (!setup.collector) return;
         setup.collector->trigger();
         setup.collector->poll(10);
         std::vector<GlobalDirtySample> h = setup.collector->global_history();
         std::sort(h.begin(), h.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
-        const double from = run.t0, to = run.t0 + run.end.back();
-        for (std::size_t i = 1; i < h.size(); ++i) {
-            const GlobalDirtySample &a = h[i - 1], &b = h[i];
-            if (a.time < from || b.time > to || a.dirty <= a.background_thresh || b.dirty <= b.background_thresh)
-                continue;
-            const double dt = b.time - a.time;
-            if (dt <= 0 || dt > 0.1 || b.written_total < a.written_total) continue;
-            written += b.written_total - a.written_total;
-            busy += dt;
+        const double end = run.t0 + run.end.back();
+        const GlobalDirtySample* first = nullptr;
+        const GlobalDirtySample* last = nullptr;
+        for (const GlobalDirtySample& g : h) {
+            if (g.time < run.t0 || g.time > end) continue;
+            if (!first && g.dirty + g.writeback > g.background_thresh) first = &g;
+            if (first) last = &g;
+        }
+        if (first && last && last->time - first->time > 0.02 &&
+            last->written_total > first->written_total) {
+            written += last->written_total - first->written_total;
+            busy += last->time - first->time;
+        }
+        // How long after the dirty pages first exceed the threshold the flusher submits write-back.
+        const GlobalDirtySample* crossing = nullptr;
+        for (const GlobalDirtySample& g : h) {
+            if (g.time < run.t0 || g.time > end) continue;
+            if (!crossing) {
+                if (g.dirty > g.background_thresh) crossing = &g;
+            } else if (g.writeback > crossing->writeback) {
+                latencies.push_back(g.time - crossing->time);
+                break;
+            }
         }
     };
     auto samples = sample_runs(setup, Method::buffered, make, keep, {}, drain);
     if (writeback_bw && busy >= 0.05 && written > 0) *writeback_bw = written / busy;
-    for (Sample& s : samples) s.cost -= write_syscall_base;
-    LinearFit line = fit(samples);
-    return line;
+    if (start_latency && !latencies.empty()) *start_latency = median(latencies);
+    for (Sample& s : samples)
+        s.cost -= write_syscall_base;
+    // The flusher slows the writer with occasional long stalls (lock and CPU contention), not
+    // evenly: CAWL's r_ramdisk under background flush is the average rate, so least squares over
+    // all samples.
+    return fit(samples, false, true);
 }
 
 LinearFit measure_direct(const CalibrationSetup& setup, double* quantum) {
     std::mt19937_64 rng(3);
-    const std::vector<std::uint64_t> sizes = {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 2 * MiB,
-                                              4 * MiB, 8 * MiB, 16 * MiB};
+    const std::vector<std::uint64_t> sizes = {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB,
+                                              2 * MiB, 4 * MiB,  8 * MiB,  16 * MiB};
     auto samples = sample_runs(
         setup, Method::direct, [&](int) { return appends(shuffled(sizes, 3, rng)); },
         [](const auto&, std::size_t) { return true; });
-    LinearFit line = fit(samples);
+    LinearFit line = two_range_fit(samples, 64 * KiB);
     const auto medians = per_size_medians(sizes_of(samples), costs_of(samples));
     const double q = detect_quantum(medians);
     if (quantum) *quantum = q;
-    if (q > 0) {
-        const auto [l, slope] = fit_quantized(medians, q, line.slope,
-                                              [](double l, double slope, double s) { return l + s * slope; });
+    if (q > 0 && setup.use_completion_ticks) {
+        const auto [l, slope] = fit_quantized(
+            medians, q, line.slope, [](double l, double slope, double s) { return l + s * slope; });
         line.intercept = l;
         line.slope = slope;
     }
@@ -264,7 +254,8 @@ LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& p) 
     // Eq. 3 with the device part as given: the fixed cost L and the copy cost per byte are fitted.
     const double q = p.sync_completion_quantum;
     std::mt19937_64 rng(4);
-    const std::vector<std::uint64_t> sizes = {4 * KiB, 6000, 16 * KiB, 64 * KiB, 100000, 256 * KiB, 1 * MiB, 4 * MiB};
+    const std::vector<std::uint64_t> sizes = {4 * KiB, 6000,      16 * KiB, 64 * KiB,
+                                              100000,  256 * KiB, 1 * MiB,  4 * MiB};
     auto samples = sample_runs(
         setup, Method::sync, [&](int) { return appends(shuffled(sizes, 2, rng)); },
         [](const auto&, std::size_t) { return true; });
@@ -286,7 +277,8 @@ LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& p) 
     // What Eq. 3 attributes to the device, given B_dev; the rest is L_sync + s * c_copy.
     for (Sample& s : samples) {
         const double whole = std::floor(s.size / p.block_size) * p.block_size;
-        s.cost -= whole / p.device_write_bw + (s.size > whole ? p.block_size / p.device_write_bw : 0.0);
+        s.cost -=
+            whole / p.device_write_bw + (s.size > whole ? p.block_size / p.device_write_bw : 0.0);
     }
     return fit(samples);
 }
@@ -295,7 +287,8 @@ LinearFit measure_stdio_copy(const CalibrationSetup& setup) {
     std::mt19937_64 rng(5);
     const std::uint64_t buffer = measure_stdio_buffer(setup.dir);
     std::vector<std::uint64_t> sizes;
-    for (std::uint64_t s : {16, 64, 256, 512, 1024}) if (s < buffer) sizes.push_back(s);
+    for (std::uint64_t s : {16, 64, 256, 512, 1024})
+        if (s < buffer) sizes.push_back(s);
     // Calls that find the buffer too full write it out: leave them out (glibc's rule, as Alg. 2).
     auto keep = [buffer](const std::vector<WriteRequest>& w, std::size_t i) {
         std::uint64_t used = 0;
@@ -303,8 +296,10 @@ LinearFit measure_stdio_copy(const CalibrationSetup& setup) {
         for (std::size_t k = 0; k <= i; ++k) {
             const std::uint64_t space = put_mode ? buffer - used : 0;
             flushed = w[k].size > space && used + space > 0;
-            if (w[k].size <= space) used += w[k].size;
-            else used = (w[k].size - space) % buffer, put_mode = true;
+            if (w[k].size <= space)
+                used += w[k].size;
+            else
+                used = (w[k].size - space) % buffer, put_mode = true;
         }
         return !flushed && i > 0;
     };
@@ -318,8 +313,10 @@ double measure_seek(const CalibrationSetup& setup) {
     const std::uint64_t span = 64 * MiB, count = 128;
     RunOptions keep;
     keep.keep_file = true;
-    const RunTimings prepared = run_workload(file, Method::buffered, sequential_workload(span, 4 * MiB, 0), keep);
-    if (!prepared.ok()) throw std::runtime_error(fmt::format("seek calibration: {}", prepared.error));
+    const RunTimings prepared =
+        run_workload(file, Method::buffered, sequential_workload(span, 4 * MiB, 0), keep);
+    if (!prepared.ok())
+        throw std::runtime_error(fmt::format("seek calibration: {}", prepared.error));
     RunOptions overwrite;
     overwrite.keep_file = true;
     overwrite.truncate = false;
@@ -330,7 +327,8 @@ double measure_seek(const CalibrationSetup& setup) {
         for (int random = 0; random < 2; ++random) {
             std::vector<WriteRequest> w;
             for (std::uint64_t i = 0; i < count; ++i) {
-                const std::uint64_t offset = random ? (rng() % (span / (4 * KiB))) * 4 * KiB : i * 4 * KiB;
+                const std::uint64_t offset =
+                    random ? (rng() % (span / (4 * KiB))) * 4 * KiB : i * 4 * KiB;
                 w.push_back({offset, 4 * KiB, 0, 0});
             }
             const RunTimings t = run_workload(file, Method::direct, w, overwrite);
@@ -352,10 +350,14 @@ LinearFit measure_direct_read(const CalibrationSetup& setup) {
     const std::uint64_t span = 64 * MiB;
     RunOptions keep;
     keep.keep_file = true;
-    const RunTimings prepared = run_workload(file, Method::buffered, sequential_workload(span, 4 * MiB, 0), keep);
-    if (!prepared.ok()) throw std::runtime_error(fmt::format("read calibration: {}", prepared.error));
+    const RunTimings prepared =
+        run_workload(file, Method::buffered, sequential_workload(span, 4 * MiB, 0), keep);
+    if (!prepared.ok())
+        throw std::runtime_error(fmt::format("read calibration: {}", prepared.error));
     const int fd = ::open(file.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error(fmt::format("read calibration: O_DIRECT open: {}", std::strerror(errno)));
+    if (fd < 0)
+        throw std::runtime_error(
+            fmt::format("read calibration: O_DIRECT open: {}", std::strerror(errno)));
     void* buffer = std::aligned_alloc(4096, 4 * MiB);
     std::mt19937_64 rng(7);
     std::vector<double> x, y;
@@ -392,8 +394,10 @@ Calibration calibrate(const CalibrationSetup& setup) {
     MeasuredParameters& m = c.measured;
     auto record = [&](const std::string& name, const LinearFit& f) {
         c.fits[name] = f;
-        say(setup, fmt::format("  {:<22} intercept {:.3g} s, slope {:.4g} s/B ({:.4g} B/s), r2 {:.3f}, {} samples",
-                               name, f.intercept, f.slope, f.slope > 0 ? 1 / f.slope : 0.0, f.r2, f.samples));
+        say(setup,
+            fmt::format(
+                "  {:<22} intercept {:.3g} s, slope {:.4g} s/B ({:.4g} B/s), r2 {:.3f}, {} samples",
+                name, f.intercept, f.slope, f.slope > 0 ? 1 / f.slope : 0.0, f.r2, f.samples));
     };
 
     say(setup, "measuring O_DIRECT|O_SYNC writes (Eq. 2: L_sync, B_dev)");
@@ -402,9 +406,19 @@ Calibration calibrate(const CalibrationSetup& setup) {
     record("direct", direct);
     m.op_latency = std::max(0.0, direct.intercept);
     if (direct.slope > 0) m.device_write_bw = 1 / direct.slope;
+    if (quantum > 0 && !setup.use_completion_ticks) {
+        c.notes.push_back(
+            fmt::format("synchronous writes completed on {:.2f} ms ticks during the calibration; "
+                        "not used (--ticks uses them)",
+                        quantum * 1e3));
+        say(setup, c.notes.back());
+        quantum = 0;
+    }
     if (quantum > 0) {
         m.sync_completion_quantum = quantum;
-        say(setup, fmt::format("  synchronous writes complete on {:.2f} ms ticks (fitted as a staircase)", quantum * 1e3));
+        say(setup,
+            fmt::format("  synchronous writes complete on {:.2f} ms ticks (fitted as a staircase)",
+                        quantum * 1e3));
     }
 
     say(setup, "measuring O_DIRECT reads (B_read of Eq. 3)");
@@ -415,7 +429,8 @@ Calibration calibrate(const CalibrationSetup& setup) {
     say(setup, "measuring seeks (random vs sequential 4 KiB O_DIRECT overwrites)");
     const double seek = measure_seek(setup);
     m.seek_latency = std::max(0.0, seek);
-    say(setup, fmt::format("  seek coefficient {:.3g} s{}", seek, seek < 0 ? " (negative: stored as 0)" : ""));
+    say(setup, fmt::format("  seek coefficient {:.3g} s{}", seek,
+                           seek < 0 ? " (negative: stored as 0)" : ""));
 
     ModelParameters with_device;
     with_device.device_write_bw = m.device_write_bw.value_or(1e9);
@@ -423,7 +438,8 @@ Calibration calibrate(const CalibrationSetup& setup) {
     say(setup, "measuring O_SYNC writes through the page cache (Eq. 3: copy cost)");
     const LinearFit sync = measure_sync(setup, with_device);
     record("sync (device part removed)", sync);
-    // Stored as iosig-calibrate defines them: the fixed cost, and the whole per-byte slope (copy + device).
+    // Stored as iosig-calibrate defines them: the fixed cost, and the whole per-byte slope (copy +
+    // device).
     m.sync_write_syscall_base = std::max(0.0, sync.intercept);
     m.sync_write_syscall_per_byte = std::max(0.0, sync.slope) + 1 / with_device.device_write_bw;
     if (sync.slope < 0) c.notes.push_back("the O_SYNC copy slope came out negative: taken as 0");
@@ -437,17 +453,29 @@ Calibration calibrate(const CalibrationSetup& setup) {
         m.write_syscall_per_byte = buffered.slope;
     }
 
-    say(setup, "measuring buffered writes while the flusher runs (r_ramdisk under background flush)");
-    double writeback = 0;
-    const LinearFit flushing = measure_buffered_flushing(setup, m.write_syscall_base.value_or(0), &writeback);
+    say(setup,
+        "measuring buffered writes while the flusher runs (r_ramdisk under background flush)");
+    double writeback = 0, latency = -1;
+    const LinearFit flushing =
+        measure_buffered_flushing(setup, m.write_syscall_base.value_or(0), &writeback, &latency);
     record("buffered flushing", flushing);
     if (flushing.slope > 0) m.page_cache_write_bw_flushing = 1 / flushing.slope;
+    if (latency >= 0) {
+        m.writeback_start_latency = latency;
+        say(setup,
+            fmt::format(
+                "  flusher starts {:.2f} ms after the background threshold is crossed (eBPF)",
+                latency * 1e3));
+    }
     if (writeback > 0) {
         m.writeback_bw = writeback;
-        say(setup, fmt::format("  flusher write-back rate (eBPF, while above the background threshold) {:.4g} B/s",
-                               writeback));
+        say(setup,
+            fmt::format(
+                "  flusher write-back rate (eBPF, while above the background threshold) {:.4g} B/s",
+                writeback));
     } else {
-        c.notes.push_back("write-back rate not measured (no eBPF samples above the background threshold)");
+        c.notes.push_back(
+            "write-back rate not measured (no eBPF samples above the background threshold)");
     }
 
     say(setup, "measuring fwrite into the stdio buffer (memory_bw, per-call cost)");

@@ -1,14 +1,15 @@
 #include "experiment.hpp"
 
+#include "regression.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
-#include "regression.hpp"
-
 namespace iosig::cachesim::validate {
 
-double mean_relative_error(const std::vector<double>& predicted, const std::vector<double>& measured) {
+double mean_relative_error(const std::vector<double>& predicted,
+                           const std::vector<double>& measured) {
     double sum = 0;
     std::size_t n = 0;
     for (std::size_t i = 0; i < std::min(predicted.size(), measured.size()); ++i) {
@@ -51,15 +52,19 @@ void say(const ExperimentSetup& setup, const std::string& text) {
     if (setup.log) setup.log(text);
 }
 
+// Cached runs start well below the background threshold. Other users' dirty data under it is only
+// written when it expires (30 s), so waiting for zero could take that long: the model starts from
+// whatever is there.
 double settle_level() {
     const auto state = read_procfs_state();
     const double bg = state && state->global ? state->global->background_thresh : 0;
-    return std::max(1.0 * 1024 * 1024, bg / 8);
+    return std::max(1.0 * 1024 * 1024, bg / 4);
 }
 
 MeasuredRun measure_once(const ExperimentSetup& setup, const Scenario& s) {
     MeasuredRun run;
-    wait_for_clean(settle_level(), 15);
+    if (s.method == Method::buffered || s.method == Method::stdio)
+        wait_for_clean(settle_level(), 10);
     setup.collector->trigger();
     setup.collector->poll(20);
     run.initial_dirty = setup.collector->snapshot().dirty_and_writeback();
@@ -99,39 +104,46 @@ ScenarioResult run_scenario(const ExperimentSetup& setup, const Scenario& s) {
             r.error = run.timings.error;
             return r;
         }
-        if (i == 0) {  // warm-up: discarded; the kernel state after it seeds the model
+        if (i == 0) { // warm-up: discarded; the kernel state after it seeds the model
             live = setup.collector->snapshot();
             continue;
         }
-        say(setup, fmt::format("    run {}: {:.3f} s in writes, {} throttle events ({} paused, {:.3f} s)", i,
-                               [&] {
-                                   double sum = 0;
-                                   for (std::size_t w = 0; w < s.workload.size(); ++w) sum += run.timings.cost(w);
-                                   return sum;
-                               }(),
-                               run.throttle_events, run.paused_events, run.paused_seconds));
+        say(setup,
+            fmt::format(
+                "    run {}: {:.3f} s in writes, {} throttle events ({} paused, {:.3f} s)", i,
+                [&] {
+                    double sum = 0;
+                    for (std::size_t w = 0; w < s.workload.size(); ++w)
+                        sum += run.timings.cost(w);
+                    return sum;
+                }(),
+                run.throttle_events, run.paused_events, run.paused_seconds));
         r.runs.push_back(std::move(run));
     }
     const std::size_t n = s.workload.size();
     r.measured.resize(n);
     for (std::size_t w = 0; w < n; ++w) {
         std::vector<double> costs;
-        for (const MeasuredRun& run : r.runs) costs.push_back(run.timings.cost(w));
+        for (const MeasuredRun& run : r.runs)
+            costs.push_back(run.timings.cost(w));
         r.measured[w] = median(costs);
         r.measured_total += r.measured[w];
     }
 
-    const ResolvedParameters resolved = resolve_parameters(*setup.node, *setup.mount, s.method, &*live);
+    const ResolvedParameters resolved =
+        resolve_parameters(*setup.node, *setup.mount, s.method, &*live);
     if (!resolved.ok()) {
         r.error = "node lacks parameters: ";
-        for (const std::string& m : resolved.missing) r.error += m + " ";
+        for (const std::string& m : resolved.missing)
+            r.error += m + " ";
         return r;
     }
     r.model_notes = resolved.notes;
     EstimatorOptions options;
     options.record_trajectory = true;
     std::vector<double> initial;
-    for (const MeasuredRun& run : r.runs) initial.push_back(run.initial_dirty);
+    for (const MeasuredRun& run : r.runs)
+        initial.push_back(run.initial_dirty);
     options.initial.foreign_dirty = median(initial);
     r.model = predict(*resolved.parameters, s.method, s.workload, options);
 
@@ -144,12 +156,14 @@ ScenarioResult run_scenario(const ExperimentSetup& setup, const Scenario& s) {
     r.baseline_mre = mean_relative_error(baseline, r.measured);
     if (r.measured_total > 0) {
         r.model_total_error = std::fabs(r.model.total_cost - r.measured_total) / r.measured_total;
-        r.baseline_total_error = std::fabs(r.model.total_baseline - r.measured_total) / r.measured_total;
+        r.baseline_total_error =
+            std::fabs(r.model.total_baseline - r.measured_total) / r.measured_total;
     }
     if (s.method == Method::buffered || s.method == Method::stdio) {
         std::vector<double> errors;
         for (const MeasuredRun& run : r.runs) {
-            const double e = trajectory_error(r.model.trajectory, run.trajectory, 0, run.timings.end.back());
+            const double e =
+                trajectory_error(r.model.trajectory, run.trajectory, 0, run.timings.end.back());
             if (e >= 0) errors.push_back(e);
         }
         if (!errors.empty()) r.trajectory_error = median(errors);

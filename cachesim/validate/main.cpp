@@ -1,14 +1,9 @@
-// iosig-cawl-validate: runs the CAWL scenarios for real on a mount, records each write's cost and the
-// kernel's dirty/throttle trajectory (eBPF), runs the model and the size/bandwidth baseline on the same
-// workloads, and writes CSV, PNG plots and a summary with the mean relative errors.
+// iosig-cawl-validate: runs the CAWL scenarios for real on a mount, records each write's cost and
+// the kernel's dirty/throttle trajectory (eBPF), runs the model and the size/bandwidth baseline on
+// the same workloads, and writes CSV, PNG plots and a summary with the mean relative errors.
 //
-// vm.dirty_bytes / vm.dirty_background_bytes are lowered for the run (so that background flushing and
-// throttling happen with a few hundred MiB) and always restored (see dirty_limits.hpp).
-#include <CLI/CLI.hpp>
-#include <cstdio>
-#include <fmt/format.h>
-#include <fstream>
-
+// vm.dirty_bytes / vm.dirty_background_bytes are lowered for the run (so that background flushing
+// and throttling happen with a few hundred MiB) and always restored (see dirty_limits.hpp).
 #include "calibrate.hpp"
 #include "experiment.hpp"
 #include "iosig/cachesim/dirty_limits.hpp"
@@ -16,6 +11,11 @@
 #include "iosig/units.hpp"
 #include "node_for_dir.hpp"
 #include "report.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fmt/format.h>
+#include <fstream>
 
 namespace {
 
@@ -41,7 +41,8 @@ std::optional<std::uint64_t> size_option(const std::string& text, const char* na
 
 std::string join_args(int argc, char** argv) {
     std::string out;
-    for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
+    for (int i = 0; i < argc; ++i)
+        out += (i ? " " : "") + std::string(argv[i]);
     return out;
 }
 
@@ -51,30 +52,42 @@ int main(int argc, char** argv) {
     CLI::App app{"Validate the CAWL write-cost model against real runs on a mount"};
     std::string dir_text, out_text = "cawl-validate", scenario_list = "all", write_config;
     std::vector<std::string> configs;
-    std::string dirty_text = "64M", background_text = "32M";
+    std::string dirty_text = "128M", background_text = "64M";
     std::string custom_workload, custom_method = "buffered";
-    int runs = 3;
+    int runs = 5;
     double scale = 1.0;
-    bool do_calibrate = false, restore_only = false, no_bpf = false, list = false;
-    app.add_option("--dir", dir_text, "Directory on the mount to test (test files are created there)");
+    bool do_calibrate = false, restore_only = false, no_bpf = false, list = false, ticks = false;
+    app.add_option("--dir", dir_text,
+                   "Directory on the mount to test (test files are created there)");
     app.add_option("--config", configs, "Node YAML with the model's parameters (repeat to layer)");
-    app.add_flag("--calibrate", do_calibrate, "Measure the parameters first (regression over sizes)");
-    app.add_option("--write-config", write_config, "Where to write the node YAML with measured parameters")
+    app.add_flag("--calibrate", do_calibrate,
+                 "Measure the parameters first (regression over sizes)");
+    app.add_option("--write-config", write_config,
+                   "Where to write the node YAML with measured parameters")
         ->capture_default_str();
-    app.add_option("--out", out_text, "Output directory (CSV, PNG, summary.md)")->capture_default_str();
+    app.add_option("--out", out_text, "Output directory (CSV, PNG, summary.md)")
+        ->capture_default_str();
     app.add_option("--scenarios", scenario_list, "Comma-separated scenario names or groups, or all")
         ->capture_default_str();
-    app.add_option("--workload", custom_workload, "Also run this workload CSV (offset,size,delay_s)");
-    app.add_option("--method", custom_method, "Method of --workload")->capture_default_str()
+    app.add_option("--workload", custom_workload,
+                   "Also run this workload CSV (offset,size,delay_s)");
+    app.add_option("--method", custom_method, "Method of --workload")
+        ->capture_default_str()
         ->check(CLI::IsMember({"direct", "sync", "buffered", "stdio"}));
-    app.add_option("--runs", runs, "Measured runs per scenario (after one warm-up)")->capture_default_str()
+    app.add_option("--runs", runs, "Measured runs per scenario (after one warm-up)")
+        ->capture_default_str()
         ->check(CLI::Range(1, 50));
-    app.add_option("--scale", scale, "Multiply the scenarios' data volumes")->capture_default_str()
+    app.add_option("--scale", scale, "Multiply the scenarios' data volumes")
+        ->capture_default_str()
         ->check(CLI::Range(0.01, 16.0));
-    app.add_option("--dirty-bytes", dirty_text, "vm.dirty_bytes during the runs")->capture_default_str();
-    app.add_option("--dirty-background-bytes", background_text, "vm.dirty_background_bytes during the runs")
+    app.add_option("--dirty-bytes", dirty_text, "vm.dirty_bytes during the runs")
+        ->capture_default_str();
+    app.add_option("--dirty-background-bytes", background_text,
+                   "vm.dirty_background_bytes during the runs")
         ->capture_default_str();
     app.add_flag("--no-bpf", no_bpf, "Use the /proc/vmstat fallback instead of eBPF");
+    app.add_flag("--ticks", ticks,
+                 "Fit synchronous writes as a staircase of completion ticks when detected");
     app.add_flag("--list", list, "List the scenarios and exit");
     app.add_flag("--restore", restore_only, "Only restore vm.dirty_* left lowered by a killed run");
     CLI11_PARSE(app, argc, argv);
@@ -84,7 +97,8 @@ int main(int argc, char** argv) {
     std::vector<Scenario> scenarios = select_scenarios(paper_scenarios(scale), scenario_list);
     if (list) {
         for (const Scenario& s : paper_scenarios(scale))
-            fmt::print("{:<20} {:<9} {:>6} writes  {}\n", s.name, to_string(s.method), s.workload.size(), s.title);
+            fmt::print("{:<20} {:<9} {:>6} writes  {}\n", s.name, to_string(s.method),
+                       s.workload.size(), s.title);
         return exit_ok;
     }
     if (dir_text.empty()) {
@@ -97,7 +111,8 @@ int main(int argc, char** argv) {
             log_line(fmt::format("iosig-cawl-validate: {}", w.error));
             return exit_bad_input;
         }
-        scenarios.push_back({"custom", "custom", fmt::format("{} ({})", custom_workload, custom_method),
+        scenarios.push_back({"custom", "custom",
+                             fmt::format("{} ({})", custom_workload, custom_method),
                              *parse_method(custom_method), w.writes, 0});
     }
     const auto dirty_bytes = size_option(dirty_text, "--dirty-bytes");
@@ -117,7 +132,8 @@ int main(int argc, char** argv) {
     std::optional<Node> node;
     if (!configs.empty()) {
         const NodeLoadResult loaded = load_node_files({configs.begin(), configs.end()});
-        for (const auto& d : loaded.diagnostics) log_line(d.format());
+        for (const auto& d : loaded.diagnostics)
+            log_line(d.format());
         if (!loaded.ok()) return exit_bad_input;
         node = *loaded.node;
     } else {
@@ -127,12 +143,13 @@ int main(int argc, char** argv) {
             return exit_bad_input;
         }
         if (before && before->global && original->dirty_ratio > 0 && !original->dirty_bytes)
-            node->system.dirtyable_memory =
-                static_cast<std::uint64_t>(before->global->dirty_thresh / (original->dirty_ratio / 100.0));
+            node->system.dirtyable_memory = static_cast<std::uint64_t>(
+                before->global->dirty_thresh / (original->dirty_ratio / 100.0));
     }
     const Mount* mount = mount_for_path(*node, std::filesystem::absolute(dir).string());
     if (!mount) {
-        log_line(fmt::format("iosig-cawl-validate: no mount of the node contains {}", dir.string()));
+        log_line(
+            fmt::format("iosig-cawl-validate: no mount of the node contains {}", dir.string()));
         return exit_bad_input;
     }
     const std::string mount_path = mount->path;
@@ -149,23 +166,25 @@ int main(int argc, char** argv) {
         log_line("iosig-cawl-validate: " + error);
         return exit_failure;
     }
-    log_line(fmt::format("vm.dirty_bytes {} and vm.dirty_background_bytes {} for the run (restored afterwards)",
-                         human_size(static_cast<double>(*dirty_bytes)), human_size(static_cast<double>(*background_bytes))));
+    log_line(fmt::format(
+        "vm.dirty_bytes {} and vm.dirty_background_bytes {} for the run (restored afterwards)",
+        human_size(static_cast<double>(*dirty_bytes)),
+        human_size(static_cast<double>(*background_bytes))));
     int status = exit_ok;
     std::vector<ScenarioResult> results;
     ReportContext context;
     try {
         if (do_calibrate) {
             log_line(fmt::format("calibrating on {}", dir.string()));
-            CalibrationSetup setup{dir, 7, collector.get(), log_line};
+            CalibrationSetup setup{dir, 7, collector.get(), log_line, ticks};
             const Calibration c = calibrate(setup);
             Device* device = nullptr;
             for (Device& d : node->devices)
                 if (d.name == mount->device) device = &d;
             store_parameters(*node, device ? device->name : mount->device, c.measured);
             context.notes.insert(context.notes.end(), c.notes.begin(), c.notes.end());
-            context.notes.push_back(fmt::format("per-fwrite cost measured {:.3g} s (no schema key; not used)",
-                                                c.stdio_call_base));
+            context.notes.push_back(fmt::format(
+                "per-fwrite cost measured {:.3g} s (no schema key; not used)", c.stdio_call_base));
             std::ofstream yaml(write_config, std::ios::trunc);
             yaml << to_yaml(*node);
             if (!yaml.flush()) throw std::runtime_error("cannot write " + write_config);
@@ -174,15 +193,18 @@ int main(int argc, char** argv) {
         }
         ExperimentSetup setup{dir, runs, collector.get(), &*node, mount, log_line};
         for (const Scenario& s : scenarios) {
-            log_line(fmt::format("scenario {}: {} ({} writes)", s.name, s.title, s.workload.size()));
+            log_line(
+                fmt::format("scenario {}: {} ({} writes)", s.name, s.title, s.workload.size()));
             ScenarioResult r = run_scenario(setup, s);
             if (!r.error.empty()) {
                 log_line("  failed: " + r.error);
                 status = exit_failure;
             } else {
-                log_line(fmt::format("  model MRE {:.1f} %, baseline MRE {:.1f} %, trajectory error {}",
-                                     r.model_mre * 100, r.baseline_mre * 100,
-                                     r.trajectory_error >= 0 ? fmt::format("{:.1f} %", r.trajectory_error * 100) : "-"));
+                log_line(fmt::format(
+                    "  model MRE {:.1f} %, baseline MRE {:.1f} %, trajectory error {}",
+                    r.model_mre * 100, r.baseline_mre * 100,
+                    r.trajectory_error >= 0 ? fmt::format("{:.1f} %", r.trajectory_error * 100)
+                                            : "-"));
                 write_scenario(out, r, context.notes);
             }
             results.push_back(std::move(r));
@@ -198,15 +220,18 @@ int main(int argc, char** argv) {
     collector->stop();
     context.command = join_args(argc, argv);
     context.machine = describe_machine();
-    context.limits = fmt::format("dirty_bytes {}, dirty_background_bytes {} (restored to {} / {} afterwards)",
-                                 *dirty_bytes, *background_bytes,
-                                 original->dirty_bytes ? fmt::format("{} B", original->dirty_bytes)
-                                                       : fmt::format("ratio {} %", original->dirty_ratio),
-                                 original->dirty_background_bytes ? fmt::format("{} B", original->dirty_background_bytes)
-                                                                  : fmt::format("ratio {} %", original->dirty_background_ratio));
-    context.collector = collector->source() == StateSource::ebpf
-                            ? std::string("eBPF (writeback tracepoints)")
-                            : fmt::format("/proc/vmstat polling ({})", collector->fallback_reason());
+    context.limits =
+        fmt::format("dirty_bytes {}, dirty_background_bytes {} (restored to {} / {} afterwards)",
+                    *dirty_bytes, *background_bytes,
+                    original->dirty_bytes ? fmt::format("{} B", original->dirty_bytes)
+                                          : fmt::format("ratio {} %", original->dirty_ratio),
+                    original->dirty_background_bytes
+                        ? fmt::format("{} B", original->dirty_background_bytes)
+                        : fmt::format("ratio {} %", original->dirty_background_ratio));
+    context.collector =
+        collector->source() == StateSource::ebpf
+            ? std::string("eBPF (writeback tracepoints)")
+            : fmt::format("/proc/vmstat polling ({})", collector->fallback_reason());
     write_sweeps(out, results, context.notes);
     write_summary(out, results, context);
     log_line(fmt::format("summary: {}", (out / "summary.md").string()));

@@ -1,5 +1,8 @@
 #include "node_for_dir.hpp"
 
+#include "iosig/cachesim/kernel_state.hpp"
+#include "iosig/units.hpp"
+
 #include <fmt/format.h>
 #include <fstream>
 #include <sys/stat.h>
@@ -7,9 +10,6 @@
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-#include "iosig/cachesim/kernel_state.hpp"
-#include "iosig/units.hpp"
 
 namespace iosig::cachesim::validate {
 namespace {
@@ -31,17 +31,19 @@ std::optional<MountEntry> mount_containing(const std::filesystem::path& dir) {
     const std::string target = dir.string();
     std::string device, path, type, rest;
     while (mounts >> device >> path >> type && std::getline(mounts, rest)) {
-        const bool inside = target == path || path == "/" ||
-                            (target.starts_with(path) && target.size() > path.size() && target[path.size()] == '/');
-        if (inside && (!best || path.size() >= best->path.size())) best = MountEntry{device, path, type};
+        const bool inside =
+            target == path || path == "/" ||
+            (target.starts_with(path) && target.size() > path.size() && target[path.size()] == '/');
+        if (inside && (!best || path.size() >= best->path.size()))
+            best = MountEntry{device, path, type};
     }
     return best;
 }
 
 } // namespace
 
-std::optional<Node> node_for_directory(const std::filesystem::path& dir, const VmDirtySettings& original,
-                                       std::string* error) {
+std::optional<Node> node_for_directory(const std::filesystem::path& dir,
+                                       const VmDirtySettings& original, std::string* error) {
     std::error_code ec;
     const std::filesystem::path absolute = std::filesystem::canonical(dir, ec);
     if (ec) {
@@ -49,8 +51,8 @@ std::optional<Node> node_for_directory(const std::filesystem::path& dir, const V
         return std::nullopt;
     }
     const auto entry = mount_containing(absolute);
-    struct stat st {};
-    struct statvfs vfs {};
+    struct stat st{};
+    struct statvfs vfs{};
     if (!entry || ::stat(absolute.c_str(), &st) != 0 || ::statvfs(absolute.c_str(), &vfs) != 0) {
         if (error) *error = fmt::format("{}: cannot find its file system", absolute.string());
         return std::nullopt;
@@ -85,17 +87,22 @@ std::optional<Node> node_for_directory(const std::filesystem::path& dir, const V
 
     SystemParameters& s = node.system;
     const auto procfs = read_procfs_state();
-    if (original.dirty_bytes) s.dirty_bytes = original.dirty_bytes;
-    else s.dirty_ratio = original.dirty_ratio / 100.0;
-    if (original.dirty_background_bytes) s.dirty_background_bytes = original.dirty_background_bytes;
-    else s.dirty_background_ratio = original.dirty_background_ratio / 100.0;
+    if (original.dirty_bytes)
+        s.dirty_bytes = original.dirty_bytes;
+    else
+        s.dirty_ratio = original.dirty_ratio / 100.0;
+    if (original.dirty_background_bytes)
+        s.dirty_background_bytes = original.dirty_background_bytes;
+    else
+        s.dirty_background_ratio = original.dirty_background_ratio / 100.0;
     if (procfs) {
         s.dirty_expire = procfs->dirty_expire;
         s.dirty_writeback_interval = procfs->writeback_interval;
     }
-    for (const char* key : {"system.dirty_ratio", "system.dirty_background_ratio", "system.dirty_bytes",
-                            "system.dirty_background_bytes", "system.dirty_expire", "system.dirty_writeback_interval",
-                            "node.page_size"})
+    for (const char* key :
+         {"system.dirty_ratio", "system.dirty_background_ratio", "system.dirty_bytes",
+          "system.dirty_background_bytes", "system.dirty_expire", "system.dirty_writeback_interval",
+          "node.page_size"})
         node.provenance[key] = Provenance::detected;
     return node;
 }
@@ -114,8 +121,8 @@ std::string describe_machine() {
     std::string key;
     double kib = 0;
     meminfo >> key >> kib;
-    return fmt::format("{} {}, {} CPUs ({}), {} RAM", u.sysname, u.release, ::sysconf(_SC_NPROCESSORS_ONLN), model,
-                       human_size(kib * 1024));
+    return fmt::format("{} {}, {} CPUs ({}), {} RAM", u.sysname, u.release,
+                       ::sysconf(_SC_NPROCESSORS_ONLN), model, human_size(kib * 1024));
 }
 
 } // namespace iosig::cachesim::validate

@@ -1,7 +1,10 @@
 #include "real_run.hpp"
 
+#include "iosig/cachesim/kernel_state.hpp"
+
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,12 +13,11 @@
 #include <fmt/format.h>
 #include <memory>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
-
-#include "iosig/cachesim/kernel_state.hpp"
 
 namespace iosig::cachesim::validate {
 
@@ -41,21 +43,24 @@ std::uint64_t compute_until(double deadline, std::uint64_t seed) {
 
 struct Shared {
     double t0;
-    int status;  // 0 ok, else errno of the failing call
+    int status; // 0 ok, else errno of the failing call
     int failed_write;
-    std::uint64_t sink;  // the computation's result, so that it is not optimised away
-    double times[];  // start, end per write
+    std::uint64_t sink; // the computation's result, so that it is not optimised away
+    double times[];     // start, end per write
 };
 
 int child_main(Shared* shared, const std::filesystem::path& file, Method method,
-               const std::vector<WriteRequest>& workload, const unsigned char* data, bool truncate) {
+               const std::vector<WriteRequest>& workload, const unsigned char* data,
+               bool truncate) {
     int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0);
     if (method == Method::direct) flags |= O_DIRECT | O_SYNC;
     if (method == Method::sync) flags |= O_SYNC;
     int fd = -1;
     std::FILE* stream = nullptr;
-    if (method == Method::stdio) stream = std::fopen(file.c_str(), truncate ? "w" : "r+");
-    else fd = ::open(file.c_str(), flags, 0644);
+    if (method == Method::stdio)
+        stream = std::fopen(file.c_str(), truncate ? "w" : "r+");
+    else
+        fd = ::open(file.c_str(), flags, 0644);
     if (fd < 0 && !stream) return errno;
 
     std::uint64_t sink = 0;
@@ -68,10 +73,12 @@ int child_main(Shared* shared, const std::filesystem::path& file, Method method,
         const double start = monotonic_now();
         bool ok = true;
         if (stream) {
-            if (w.offset != position) ok = std::fseek(stream, static_cast<long>(w.offset), SEEK_SET) == 0;
+            if (w.offset != position)
+                ok = std::fseek(stream, static_cast<long>(w.offset), SEEK_SET) == 0;
             ok = ok && std::fwrite(data, 1, w.size, stream) == w.size;
         } else {
-            ok = ::pwrite(fd, data, w.size, static_cast<off_t>(w.offset)) == static_cast<ssize_t>(w.size);
+            ok = ::pwrite(fd, data, w.size, static_cast<off_t>(w.offset)) ==
+                 static_cast<ssize_t>(w.size);
         }
         const double end = monotonic_now();
         if (!ok) {
@@ -83,8 +90,10 @@ int child_main(Shared* shared, const std::filesystem::path& file, Method method,
         shared->times[2 * i + 1] = end - shared->t0;
         clock = end;
     }
-    if (stream) std::fclose(stream);
-    else ::close(fd);
+    if (stream)
+        std::fclose(stream);
+    else
+        ::close(fd);
     shared->sink = sink;
     return 0;
 }
@@ -95,13 +104,16 @@ int child_main(Shared* shared, const std::filesystem::path& file, Method method,
 // where the page cache allocates from.
 void prewarm(const std::vector<WriteRequest>& workload) {
     std::uint64_t end = 0;
-    for (const WriteRequest& w : workload) end = std::max(end, w.offset + w.size);
+    for (const WriteRequest& w : workload)
+        end = std::max(end, w.offset + w.size);
     const std::size_t bytes = static_cast<std::size_t>(std::min<std::uint64_t>(end, 2ull << 30));
     if (bytes == 0) return;
-    void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* memory =
+        ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) return;
     auto* bytes_ptr = static_cast<volatile unsigned char*>(memory);
-    for (std::size_t i = 0; i < bytes; i += 4096) bytes_ptr[i] = 1;
+    for (std::size_t i = 0; i < bytes; i += 4096)
+        bytes_ptr[i] = 1;
     ::munmap(memory, bytes);
 }
 
@@ -120,7 +132,8 @@ RunTimings run_workload(const std::filesystem::path& file, Method method,
                         const std::vector<WriteRequest>& workload, const RunOptions& options) {
     RunTimings result;
     std::uint64_t largest = 4096;
-    for (const WriteRequest& w : workload) largest = std::max(largest, w.size);
+    for (const WriteRequest& w : workload)
+        largest = std::max(largest, w.size);
     const std::size_t buffer_size = (largest + 4095) / 4096 * 4096;
     std::unique_ptr<unsigned char, decltype(&std::free)> data(
         static_cast<unsigned char*>(std::aligned_alloc(4096, buffer_size)), &std::free);
@@ -137,7 +150,8 @@ RunTimings run_workload(const std::filesystem::path& file, Method method,
     }
     if (options.prewarm_memory) prewarm(workload);
     const std::size_t shared_size = sizeof(Shared) + 2 * workload.size() * sizeof(double);
-    void* memory = ::mmap(nullptr, shared_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void* memory =
+        ::mmap(nullptr, shared_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) {
         result.error = fmt::format("mmap: {}", std::strerror(errno));
         return result;
@@ -153,6 +167,7 @@ RunTimings run_workload(const std::filesystem::path& file, Method method,
         return result;
     }
     if (pid == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL); // the writer does not outlive an interrupted harness
         // The machine is shared: a high CPU priority keeps other users' compilers from deciding the
         // timings (the flusher and the rest of the kernel are unaffected).
         if (options.priority != 0) ::setpriority(PRIO_PROCESS, 0, options.priority);
@@ -163,11 +178,14 @@ RunTimings run_workload(const std::filesystem::path& file, Method method,
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (!WIFEXITED(status)) result.error = "the writer process died";
+    if (!WIFEXITED(status))
+        result.error = "the writer process died";
     else if (shared->status != 0)
-        result.error = shared->failed_write >= 0
-                           ? fmt::format("write {} failed: {}", shared->failed_write, std::strerror(shared->status))
-                           : fmt::format("opening {}: {}", file.string(), std::strerror(shared->status));
+        result.error =
+            shared->failed_write >= 0
+                ? fmt::format("write {} failed: {}", shared->failed_write,
+                              std::strerror(shared->status))
+                : fmt::format("opening {}: {}", file.string(), std::strerror(shared->status));
     if (result.ok()) {
         result.t0 = shared->t0;
         result.start.resize(workload.size());

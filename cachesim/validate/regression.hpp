@@ -32,7 +32,8 @@ LinearFit fit_line_lad_relative(std::span<const double> x, std::span<const doubl
 
 // Least squares with several regressors: rows[i] are the regressor values of sample i (include a 1
 // for an intercept). Returns the coefficients, or empty when the system is singular.
-std::vector<double> fit_linear(const std::vector<std::vector<double>>& rows, std::span<const double> y);
+std::vector<double> fit_linear(const std::vector<std::vector<double>>& rows,
+                               std::span<const double> y);
 
 double median(std::vector<double> values);
 

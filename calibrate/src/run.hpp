@@ -16,7 +16,7 @@ struct RunOptions {
     DiscoveryOptions discovery;
 };
 
-inline constexpr double quick_default_budget = 52; // leaves margin inside the 60 s promise
+inline constexpr double quick_default_budget = 50; // leaves margin inside the 60 s promise
 inline constexpr double full_default_budget = 600;
 
 Calibration run_calibration(const RunOptions& options, Progress& progress);

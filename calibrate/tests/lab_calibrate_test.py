@@ -16,6 +16,11 @@
              second run) agrees: sequential bandwidth within 10 %, 4 KiB IOPS within 15 %
   interrupt  Ctrl-C (SIGINT) in the middle of a run removes every scratch file, exit 130
 
+Performance assertions on a shared machine: `fit`, `truth`, `repeat` and `fio` judge the fixture's run
+first; when a value is off they measure that mount again (alone, a short run) up to twice and pass if
+an attempt is within the tolerance. Every attempt is printed. A systematic error fails every attempt;
+a neighbour's compile job during one phase does not fail the suite.
+
 Environment: IOSIG_LAB_DIR, IOSIG_LAB (lab script), IOSIG_CALIBRATE (the executable), IOSIG_BIN
 (`iosig`), IOSIG_CALIBRATE_OUT (directory for the run's outputs). Exit 77: skipped (not root).
 """
@@ -124,28 +129,62 @@ def case_yaml():
     finish()
 
 
+ATTEMPTS = 2  # extra measurements of one mount when the fixture's value is off
+
+
+def remeasure(name, attempt):
+    """A short run on one lab mount inside the lab's cgroup; its JSON entry, or None."""
+    json_name = f"remeasure-{name}-{attempt}.json"
+    rc, _ = calibrate([name], ["--time-budget", "16"], json_name, f"remeasure-{name}-{attempt}.yaml", 90)
+    if rc != 0:
+        return None
+    return by_path(load(json_name)).get(mnt(name))
+
+
+def judged(name, first, passes, describe):
+    """True if `first` (a mount's JSON entry) or a re-measurement of it passes; prints every attempt."""
+    entry = first
+    for attempt in range(ATTEMPTS + 1):
+        if entry is not None:
+            ok = passes(entry)
+            print(f"  attempt {attempt + 1}: {describe(entry)}{'' if ok else '  (off)'}", flush=True)
+            if ok:
+                return True
+        if attempt < ATTEMPTS:
+            entry = remeasure(name, attempt + 1)
+    return False
+
+
 def case_fit():
     for m in load("lab-calibrated.json")["mounts"]:
-        if "eq3" not in m:
-            check(m.get("measured_in") != m["path"], f"{m['path']} has an Eq. 3 fit or shares another mount's")
+        name = os.path.basename(m["path"])
+        if m["measured_in"] != m["path"]:
+            check("eq3" in m, f"{m['path']} shares the fit of {m['measured_in']}")
             continue
-        e = m["eq3"]
-        print(f"  {m['path']}: {len(m['sweep'])} chunk sizes, l = {e['latency_s'] * 1e6:.1f} us, "
-              f"wbw = {e['write_bw'] / MiB:.1f} MiB/s, cs = {e['chunk']} B, max error {e['max_relative_error']:.0%}")
-        check(e["median_relative_error"] <= 0.15,
-              f"{m['path']}: Eq. 3 median relative error {e['median_relative_error']:.1%} <= 15 %")
+
+        def describe(entry):
+            e = entry["eq3"]
+            return (f"{len(entry['sweep'])} chunk sizes, l = {e['latency_s'] * 1e6:.1f} us, wbw = {e['write_bw'] / MiB:.1f} "
+                    f"MiB/s, cs = {e['chunk']} B, median error {e['median_relative_error']:.1%}, max {e['max_relative_error']:.0%}")
+
+        ok = judged(name, m, lambda entry: "eq3" in entry and entry["eq3"]["median_relative_error"] <= 0.15, describe)
+        check(ok, f"{m['path']}: Eq. 3 fitted vs measured, median relative error <= 15 %")
     finish()
 
 
 def case_truth():
     hdd = by_path(load("lab-calibrated.json"))[mnt("hdd")]
-    target = 20 * MiB
-    for phase in ["seq_write", "seq_read"]:
-        bw = hdd[phase]["bytes_per_s"]
-        check(within(bw, target, 0.10), f"hdd {phase}: {bw / MiB:.2f} MiB/s is 20 MiB/s within 10 %")
-    for phase in ["random_read", "random_write"]:
-        iops = hdd[phase]["iops"]
-        check(within(iops, 200, 0.15), f"hdd {phase} QD32: {iops:.0f} IOPS is 200 within 15 %")
+
+    def passes(entry):
+        return (within(entry["seq_write"]["bytes_per_s"], 20 * MiB, 0.10) and within(entry["seq_read"]["bytes_per_s"], 20 * MiB, 0.10)
+                and within(entry["random_read"]["iops"], 200, 0.15) and within(entry["random_write"]["iops"], 200, 0.15))
+
+    def describe(entry):
+        return (f"seq write {entry['seq_write']['bytes_per_s'] / MiB:.2f} MiB/s, seq read {entry['seq_read']['bytes_per_s'] / MiB:.2f} "
+                f"MiB/s, QD32 read {entry['random_read']['iops']:.0f} IOPS, write {entry['random_write']['iops']:.0f} IOPS")
+
+    check(judged("hdd", hdd, passes, describe),
+          "the throttled hdd measures 20 MiB/s within 10 % (sequential) and 200 IOPS within 15 % (4 KiB, QD32)")
     finish()
 
 
@@ -194,16 +233,29 @@ def case_rerun():
 VALUES = [("seq_write", "bytes_per_s"), ("seq_read", "bytes_per_s"), ("random_read", "iops"), ("random_write", "iops")]
 
 
+def spread(a, b):
+    return {phase: abs(b[phase][key] - a[phase][key]) / a[phase][key] for phase, key in VALUES}
+
+
 def case_repeat():
     first, second = by_path(load("lab-calibrated.json")), by_path(load("lab-rerun.json"))
     for path, again in second.items():
-        if path not in first or "seq_write" not in again:
+        if path in first and "seq_write" in again:
+            print(f"  {path}: " + ", ".join(f"{k} {v:.1%}" for k, v in spread(first[path], again).items()))
+    # Asserted on the hdd, whose rate the lab fixes; the others move with the machine's load.
+    runs = [first[mnt("hdd")], second[mnt("hdd")]]
+    ok = max(spread(runs[0], runs[1]).values()) <= 0.10
+    for attempt in range(ATTEMPTS):
+        if ok:
+            break
+        again = remeasure("hdd", 10 + attempt)
+        if again is None:
             continue
-        spread = {f"{phase}": abs(again[phase][key] - first[path][phase][key]) / first[path][phase][key] for phase, key in VALUES}
-        print(f"  {path}: " + ", ".join(f"{k} {v:.1%}" for k, v in spread.items()))
-        if path == mnt("hdd"):  # the lab's ground truth; others move with the machine's load
-            for k, v in spread.items():
-                check(v <= 0.10, f"hdd {k}: second run within 10 % of the first ({v:.1%})")
+        values = spread(runs[-1], again)
+        print(f"  hdd again: " + ", ".join(f"{k} {v:.1%}" for k, v in values.items()))
+        ok = max(values.values()) <= 0.10
+        runs.append(again)
+    check(ok, "hdd: two consecutive runs agree within 10 % (sequential bandwidth, QD32 IOPS)")
     finish()
 
 
@@ -221,33 +273,44 @@ def fio(mount, args):
     return json.loads(done.stdout)["jobs"][0]
 
 
+def fio_comparison(mount, m):
+    """[(ok, message)] comparing a mount's JSON entry with fio runs of the same shape, made now."""
+    results = []
+    size = max(m["scratch_file_size"], 8 * MiB)
+    fallocate = "none" if m["fs_type"] == "btrfs" else "native"
+    shapes = [("seq_write", "write", "psync", 1, "bw_bytes", "bytes_per_s", 0.10),
+              ("seq_read", "read", "psync", 1, "bw_bytes", "bytes_per_s", 0.10),
+              ("random_read", "randread", "io_uring", m["random_read"]["queue_depth"], "iops", "iops", 0.15),
+              ("random_write", "randwrite", "io_uring", m["random_write"]["queue_depth"], "iops", "iops", 0.15)]
+    for phase, rw, engine, depth, fio_key, our_key, tolerance in shapes:
+        ours = m[phase]
+        runtime_ms = int(max(ours["seconds"], 1.0) * 1000)
+        job = fio(mount, [f"--rw={rw}", f"--bs={ours['block']}", f"--ioengine={engine}", f"--iodepth={depth}", f"--size={size}",
+                          f"--fallocate={fallocate}", f"--runtime={runtime_ms}ms", "--time_based"])
+        if job is None:
+            results.append((False, f"fio {rw} on {mount} ran"))
+            continue
+        theirs = job["write" if "write" in rw else "read"][fio_key]
+        unit = (lambda v: f"{v / MiB:.1f} MiB/s") if our_key == "bytes_per_s" else (lambda v: f"{v:.0f} IOPS")
+        results.append((within(ours[our_key], theirs, tolerance),
+                        f"{mount} {phase} ({engine}, QD{depth}, {ours['block']} B): ours {unit(ours[our_key])} vs fio {unit(theirs)} "
+                        f"(within {tolerance:.0%})"))
+    return results
+
+
 def case_fio():
     second = by_path(load("lab-rerun.json"))
     for mount in ["hdd", "ramdisk"]:
-        m = second[mnt(mount)]
-        size = max(m["scratch_file_size"], 8 * MiB)
-        fallocate = "none" if m["fs_type"] == "btrfs" else "native"
-        for phase, rw, key in [("seq_write", "write", "write"), ("seq_read", "read", "read")]:
-            ours = m[phase]
-            job = fio(mount, [f"--rw={rw}", f"--bs={ours['block']}", "--ioengine=psync", "--iodepth=1", f"--size={size}",
-                              f"--fallocate={fallocate}", f"--runtime={max(ours['seconds'], 1):.2f}", "--time_based"])
-            if job is None:
-                check(False, f"fio {rw} on {mount} ran")
-                continue
-            theirs = job[key]["bw_bytes"]
-            check(within(ours["bytes_per_s"], theirs, 0.10),
-                  f"{mount} {phase}: ours {ours['bytes_per_s'] / MiB:.1f} MiB/s vs fio {theirs / MiB:.1f} MiB/s (10 %)")
-        for phase, rw, key in [("random_read", "randread", "read"), ("random_write", "randwrite", "write")]:
-            ours = m[phase]
-            job = fio(mount, [f"--rw={rw}", f"--bs={ours['block']}", "--ioengine=io_uring", f"--iodepth={ours['queue_depth']}",
-                              f"--size={size}", f"--fallocate={fallocate}", f"--runtime={max(ours['seconds'], 1):.2f}",
-                              "--time_based"])
-            if job is None:
-                check(False, f"fio {rw} on {mount} ran")
-                continue
-            theirs = job[key]["iops"]
-            check(within(ours["iops"], theirs, 0.15),
-                  f"{mount} {phase} QD{ours['queue_depth']}: ours {ours['iops']:.0f} IOPS vs fio {theirs:.0f} IOPS (15 %)")
+        entry = second[mnt(mount)]
+        for attempt in range(ATTEMPTS + 1):
+            results = fio_comparison(mount, entry) if entry is not None else [(False, "measurement failed")]
+            for ok, message in results:
+                print(f"  attempt {attempt + 1}: {'ok' if ok else 'off'}: {message}", flush=True)
+            if all(ok for ok, _ in results) or attempt == ATTEMPTS:
+                break
+            entry = remeasure(mount, 20 + attempt)
+        for ok, message in results:
+            check(ok, message)
     finish()
 
 

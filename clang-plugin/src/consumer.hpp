@@ -1,9 +1,8 @@
-// The AST side of the plugin: applies each `#pragma sig` to the statement that follows it, before code
-// generation sees the function (the consumer runs ahead of the main action's).
+// The AST side of the plugin: applies each `#pragma sig` to the statement that follows it, before
+// code generation sees the function (the consumer runs ahead of the main action's).
 #pragma once
 
 #include <clang/AST/ASTConsumer.h>
-
 #include <memory>
 
 namespace iosig::plugin {

@@ -1,16 +1,16 @@
-// Entry point: `clang -fplugin=iosig-clang-plugin.so` loads this file's registration, and because the
-// action runs before the main action, every compilation that builds an AST (compile, -fsyntax-only,
-// -emit-llvm, -S) gets the pragma handlers and the rewriting consumer with no further flags.
+// Entry point: `clang -fplugin=iosig-clang-plugin.so` loads this file's registration, and because
+// the action runs before the main action, every compilation that builds an AST (compile,
+// -fsyntax-only, -emit-llvm, -S) gets the pragma handlers and the rewriting consumer with no
+// further flags.
+#include "consumer.hpp"
+#include "state.hpp"
+
 #include <clang/AST/ASTConsumer.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendPluginRegistry.h>
 #include <clang/Lex/Preprocessor.h>
 #include <llvm/Support/raw_ostream.h>
-
 #include <memory>
-
-#include "consumer.hpp"
-#include "state.hpp"
 
 namespace iosig::plugin {
 
@@ -93,10 +93,11 @@ PluginState::PluginState(clang::CompilerInstance& compiler, Options opts)
 
 namespace {
 
-// -Wiosig-unused-sig as Clang itself would treat a warning of its own: -w silences it, -Werror promotes
-// it, the last of -W[no-]iosig-unused-sig, -W[no-]error=iosig-unused-sig, -W[no-]everything wins.
-// Clang 19 also prints "unknown warning option" for our spelling (it checks before loading plugins),
-// so the same switches are accepted as plugin arguments: -fplugin-arg-iosig-Wno-unused-sig.
+// -Wiosig-unused-sig as Clang itself would treat a warning of its own: -w silences it, -Werror
+// promotes it, the last of -W[no-]iosig-unused-sig, -W[no-]error=iosig-unused-sig,
+// -W[no-]everything wins. Clang 19 also prints "unknown warning option" for our spelling (it checks
+// before loading plugins), so the same switches are accepted as plugin arguments:
+// -fplugin-arg-iosig-Wno-unused-sig.
 struct WarningSwitches {
     bool enabled = true;
     std::optional<bool> as_error;
@@ -157,11 +158,12 @@ protected:
             } else if (text.consume_front("W") && text.contains("unused-sig")) {
                 // Accept both Wno-unused-sig and Wno-iosig-unused-sig.
                 std::string option = text.str();
-                if (!text.contains(unused_flag)) {
-                    const std::size_t at = option.find("unused-sig");
-                    option.insert(at, "iosig-");
-                }
-                warning_args_.push_back(option);
+                if (!text.contains(unused_flag)) option.insert(option.find("unused-sig"), "iosig-");
+                if (WarningSwitches{}.apply(option))
+                    warning_args_.push_back(option);
+                else
+                    argument_errors_.push_back("unknown plugin argument '" + arg +
+                                               "' (-fplugin-arg-iosig-help lists them)");
             } else {
                 argument_errors_.push_back("unknown plugin argument '" + arg +
                                            "' (-fplugin-arg-iosig-help lists them)");

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <clang/Basic/SourceLocation.h>
-
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -16,8 +15,8 @@ class PragmaText {
 public:
     // Appends one token's spelling; `leading_space` inserts one space first (never before the first
     // token). `exact` says the spelling is byte-for-byte what the source holds at `location`
-    // (false for tokens that needed cleaning, e.g. split by a backslash-newline): offsets inside such
-    // a token map to its start.
+    // (false for tokens that needed cleaning, e.g. split by a backslash-newline): offsets inside
+    // such a token map to its start.
     void append(const std::string& spelling, clang::SourceLocation location, bool leading_space,
                 bool exact);
 
@@ -27,8 +26,8 @@ public:
     // Where the character at `offset` is written; an offset between tokens maps to the next token,
     // one at or past the end to just after the last token.
     clang::SourceLocation at(std::size_t offset) const;
-    // The half-open range [offset, offset + length) of the text, as characters of the source. An empty
-    // range is the insertion point at `offset`.
+    // The half-open range [offset, offset + length) of the text, as characters of the source. An
+    // empty range is the insertion point at `offset`.
     clang::CharSourceRange range(std::size_t offset, std::size_t length) const;
 
 private:

@@ -1,75 +1,67 @@
-// `#pragma sigdef NAME params...` and `#pragma sig [NAME] params...`: rebuild the text from the tokens,
-// parse it with the selector's parser, report its errors at the exact characters (with fix-its), keep
-// sigdefs from their definition to the end of the translation unit, and queue each sig for the AST
-// consumer (consumer.cpp), which applies it to the next statement.
+// `#pragma sigdef NAME params...` and `#pragma sig [NAME] params...`: rebuild the text from the
+// tokens, parse it with the selector's parser, report its errors at the exact characters (with
+// fix-its), keep sigdefs from their definition to the end of the translation unit, and queue each
+// sig for the AST consumer (consumer.cpp), which applies it to the next statement.
+#include "pragma_text.hpp"
+#include "state.hpp"
+
+#include <algorithm>
 #include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Preprocessor.h>
-
-#include <algorithm>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <vector>
 
-#include "pragma_text.hpp"
-#include "state.hpp"
-
 namespace iosig::plugin {
 
 void PragmaText::append(const std::string& spelling, clang::SourceLocation location,
                         bool leading_space, bool exact) {
-    if (spelling.empty())
-        return;
-    if (leading_space && !text_.empty())
-        text_ += ' ';
+    if (spelling.empty()) return;
+    if (leading_space && !text_.empty()) text_ += ' ';
     pieces_.push_back(Piece{text_.size(), spelling.size(), location, exact});
     text_ += spelling;
 }
 
 clang::SourceLocation PragmaText::at(std::size_t offset) const {
     for (const Piece& piece : pieces_) {
-        if (offset < piece.offset)
-            return piece.location;  // in the space before this token
+        if (offset < piece.offset) return piece.location; // in the space before this token
         if (offset < piece.offset + piece.length)
-            return piece.exact ? piece.location.getLocWithOffset(
-                                     static_cast<clang::SourceLocation::IntTy>(offset - piece.offset))
-                               : piece.location;
+            return piece.exact
+                       ? piece.location.getLocWithOffset(
+                             static_cast<clang::SourceLocation::IntTy>(offset - piece.offset))
+                       : piece.location;
     }
     return end_at(text_.size());
 }
 
 clang::SourceLocation PragmaText::end_at(std::size_t offset) const {
-    if (pieces_.empty())
-        return {};
-    if (offset == 0)
-        return pieces_.front().location;
+    if (pieces_.empty()) return {};
+    if (offset == 0) return pieces_.front().location;
     const std::size_t last = offset - 1;
     const Piece* owner = &pieces_.front();
     for (const Piece& piece : pieces_) {
-        if (piece.offset > last)
-            break;
+        if (piece.offset > last) break;
         owner = &piece;
     }
     const std::size_t inside = std::min(last - owner->offset, owner->length - 1);
-    if (!owner->exact)
-        return owner->location.getLocWithOffset(1);
+    if (!owner->exact) return owner->location.getLocWithOffset(1);
     return owner->location.getLocWithOffset(static_cast<clang::SourceLocation::IntTy>(inside + 1));
 }
 
 clang::CharSourceRange PragmaText::range(std::size_t offset, std::size_t length) const {
     const clang::SourceLocation begin = at(offset);
-    if (length == 0)
-        return clang::CharSourceRange::getCharRange(begin, begin);
+    if (length == 0) return clang::CharSourceRange::getCharRange(begin, begin);
     return clang::CharSourceRange::getCharRange(begin, end_at(offset + length));
 }
 
 namespace {
 
-// Reads the pragma's line: its name as `keyword` (the directive keyword the parser expects), then the
-// rest of the tokens. Macros are not expanded: the text is exactly what is written, as for every other
-// compiler that only sees an unknown pragma. `_Pragma` in a macro gives a parameterised signature
-// instead (docs/plugin.md).
+// Reads the pragma's line: its name as `keyword` (the directive keyword the parser expects), then
+// the rest of the tokens. Macros are not expanded: the text is exactly what is written, as for
+// every other compiler that only sees an unknown pragma. `_Pragma` in a macro gives a parameterised
+// signature instead (docs/plugin.md).
 PragmaText read_pragma(clang::Preprocessor& pp, const clang::Token& name, llvm::StringRef keyword) {
     PragmaText text;
     llvm::SmallString<64> buffer;
@@ -95,8 +87,7 @@ void report_errors(PluginDiagnostics& diagnostics, const PragmaText& text,
         const clang::CharSourceRange range = text.range(error.offset, error.length);
         auto builder = diagnostics.signature_error(range.getBegin());
         builder << error.message;
-        if (error.length > 0)
-            builder << range;
+        if (error.length > 0) builder << range;
         if (error.replacement) {
             if (error.length == 0)
                 builder << clang::FixItHint::CreateInsertion(range.getBegin(), *error.replacement);
@@ -109,8 +100,7 @@ void report_errors(PluginDiagnostics& diagnostics, const PragmaText& text,
 void handle_sigdef(PluginState& state, const PragmaText& text) {
     Parsed<Directive> parsed = parse_directive(text.text());
     report_errors(state.diagnostics, text, parsed.errors);
-    if (!parsed || !parsed.value->name)
-        return;
+    if (!parsed || !parsed.value->name) return;
     const Directive& directive = *parsed.value;
     const std::string& name = *directive.name;
     const clang::CharSourceRange name_range = text.range(directive.name_offset, name.size());
@@ -129,8 +119,7 @@ void handle_sig(PluginState& state, const PragmaText& text, clang::SourceLocatio
     SigPragma pragma;
     pragma.introducer = introducer;
     pragma.keyword = text.at(0);
-    if (resolved)
-        pragma.canonical = to_canonical(*resolved.value);
+    if (resolved) pragma.canonical = to_canonical(*resolved.value);
     state.pragmas.push_back(std::move(pragma));
 }
 
@@ -165,10 +154,10 @@ private:
     std::shared_ptr<PluginState> state_;
 };
 
-// Every pragma no other handler takes. The language's keywords are case-insensitive (`#pragma SIG`);
-// a near miss (`#pragma sgi random`, `#pragma sigdeff ckpt temp`) whose rest is a valid signature is a
-// typo: an error with a fix-it, then handled as the directive it meant. Anything else is what Clang
-// makes of an unknown pragma, -Wunknown-pragmas included.
+// Every pragma no other handler takes. The language's keywords are case-insensitive (`#pragma
+// SIG`); a near miss (`#pragma sgi random`, `#pragma sigdeff ckpt temp`) whose rest is a valid
+// signature is a typo: an error with a fix-it, then handled as the directive it meant. Anything
+// else is what Clang makes of an unknown pragma, -Wunknown-pragmas included.
 class UnknownPragmaHandler final : public clang::PragmaHandler {
 public:
     explicit UnknownPragmaHandler(std::shared_ptr<PluginState> state)
@@ -201,24 +190,22 @@ public:
             << clang::FixItHint::CreateReplacement(range, keyword_of(*meant));
         handle(*state_, *meant, text, introducer.Loc);
         if (*meant == DirectiveKind::sig && !state_->pragmas.empty())
-            state_->pragmas.back().canonical.reset();  // claims its statement, applies nothing
+            state_->pragmas.back().canonical.reset(); // claims its statement, applies nothing
     }
 
 private:
     // One edit from `sig`, two from `sigdef`, counting a swap of neighbours as one (`sgi`).
     static std::optional<DirectiveKind> near_miss(llvm::StringRef written) {
-        if (written.size() < 2)
-            return std::nullopt;
-        if (edits(written, "sig") <= 1)
-            return DirectiveKind::sig;
-        if (edits(written, "sigdef") <= 2)
-            return DirectiveKind::sigdef;
+        if (written.size() < 2) return std::nullopt;
+        if (edits(written, "sig") <= 1) return DirectiveKind::sig;
+        if (edits(written, "sigdef") <= 2) return DirectiveKind::sigdef;
         return std::nullopt;
     }
 
     // Optimal-string-alignment distance (Levenshtein plus adjacent transpositions).
     static std::size_t edits(llvm::StringRef a, llvm::StringRef b) {
-        std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+        std::vector<std::vector<std::size_t>> d(a.size() + 1,
+                                                std::vector<std::size_t>(b.size() + 1));
         for (std::size_t i = 0; i <= a.size(); ++i)
             d[i][0] = i;
         for (std::size_t j = 0; j <= b.size(); ++j)

@@ -3,8 +3,14 @@
 // Evaluate-once is done with a PseudoObjectExpr: its semantic expressions are evaluated in order,
 // each OpaqueValueExpr among them binds its source expression's value once, and every later use of
 // that OpaqueValueExpr reads the bound value. The original call stays as the syntactic form, so
-// diagnostics and AST printing still show the source as written. Nodes are built directly (not through
-// Sema) so that nothing already checked is diagnosed twice.
+// diagnostics and AST printing still show the source as written. Nodes are built directly (not
+// through Sema) so that nothing already checked is diagnosed twice.
+#include "rewrite.hpp"
+
+#include "ast_build.hpp"
+#include "state.hpp"
+
+#include <array>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclCXX.h>
@@ -12,27 +18,18 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/StmtCXX.h>
 #include <clang/Sema/Sema.h>
-
-#include <array>
 #include <optional>
-
-#include "ast_build.hpp"
-#include "rewrite.hpp"
-#include "state.hpp"
 
 namespace iosig::plugin {
 
 bool is_substatement_slot(const clang::Stmt* parent, const clang::Stmt* child) {
-    if (!child)
-        return false;
+    if (!child) return false;
     if (const auto* branch = llvm::dyn_cast<clang::IfStmt>(parent))
         return child == branch->getThen() || child == branch->getElse();
-    if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(parent))
-        return child == loop->getBody();
+    if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(parent)) return child == loop->getBody();
     if (const auto* loop = llvm::dyn_cast<clang::WhileStmt>(parent))
         return child == loop->getBody();
-    if (const auto* loop = llvm::dyn_cast<clang::DoStmt>(parent))
-        return child == loop->getBody();
+    if (const auto* loop = llvm::dyn_cast<clang::DoStmt>(parent)) return child == loop->getBody();
     if (const auto* loop = llvm::dyn_cast<clang::CXXForRangeStmt>(parent))
         return child == loop->getBody();
     if (const auto* choice = llvm::dyn_cast<clang::SwitchStmt>(parent))
@@ -81,12 +78,12 @@ constexpr std::array c_functions{
     CFunction{"freopen64", "iosig_freopen64", 0, 3, false},
 };
 constexpr std::array<llvm::StringLiteral, 10> source_names{
-    "open", "open64", "openat", "openat64", "creat", "creat64", "fopen", "fopen64", "freopen", "freopen64"};
+    "open",    "open64", "openat",  "openat64", "creat",
+    "creat64", "fopen",  "fopen64", "freopen",  "freopen64"};
 
 const CFunction* find_c_function(llvm::StringRef link_name) {
     for (const CFunction& function : c_functions)
-        if (function.link_name == link_name)
-            return &function;
+        if (function.link_name == link_name) return &function;
     return nullptr;
 }
 
@@ -110,21 +107,21 @@ bool skip_expression(const clang::Stmt* statement) {
 
 } // namespace
 
-CallRewriter::Outcome CallRewriter::rewrite_statement(clang::Stmt*& slot, llvm::StringRef signature) {
+CallRewriter::Outcome CallRewriter::rewrite_statement(clang::Stmt*& slot,
+                                                      llvm::StringRef signature) {
     Outcome outcome;
     walk(slot, true, signature, outcome);
     return outcome;
 }
 
-void CallRewriter::walk(clang::Stmt*& slot, bool root, llvm::StringRef signature, Outcome& outcome) {
+void CallRewriter::walk(clang::Stmt*& slot, bool root, llvm::StringRef signature,
+                        Outcome& outcome) {
     clang::Stmt* statement = slot;
-    if (!statement || skip_expression(statement))
-        return;
+    if (!statement || skip_expression(statement)) return;
     if (!root && !llvm::isa<clang::Expr>(statement) && !llvm::isa<clang::DeclStmt>(statement))
         return;
     for (clang::Stmt*& child : statement->children())
-        if (!is_substatement_slot(statement, child))
-            walk(child, false, signature, outcome);
+        if (!is_substatement_slot(statement, child)) walk(child, false, signature, outcome);
     if (auto* expression = llvm::dyn_cast<Expr>(statement))
         if (Expr* replacement = rewrite(*expression, signature, outcome)) {
             slot = replacement;
@@ -146,8 +143,7 @@ Expr* CallRewriter::rewrite(Expr& expression, llvm::StringRef signature, Outcome
 Expr* CallRewriter::rewrite_c_call(clang::CallExpr& call, llvm::StringRef signature,
                                    Outcome& outcome) {
     clang::FunctionDecl* callee = call.getDirectCallee();
-    if (!callee || !callee->getIdentifier() ||
-        !llvm::is_contained(source_names, callee->getName()))
+    if (!callee || !callee->getIdentifier() || !llvm::is_contained(source_names, callee->getName()))
         return nullptr;
     const std::string name = callee->getName().str();
     auto decline = [&](std::string why) {
@@ -158,11 +154,9 @@ Expr* CallRewriter::rewrite_c_call(clang::CallExpr& call, llvm::StringRef signat
         return decline("this '" + name + "' is not the C library's: it is not an extern \"C\" " +
                        "function with external linkage");
     const auto* prototype = callee->getType()->getAs<clang::FunctionProtoType>();
-    if (!prototype)
-        return decline("'" + name + "' is declared without a prototype");
+    if (!prototype) return decline("'" + name + "' is declared without a prototype");
     llvm::StringRef link_name = callee->getName();
-    if (const auto* label = callee->getAttr<clang::AsmLabelAttr>())
-        link_name = label->getLabel();
+    if (const auto* label = callee->getAttr<clang::AsmLabelAttr>()) link_name = label->getLabel();
     const CFunction* function = find_c_function(link_name);
     if (!function)
         return decline("'" + name + "' links to '" + link_name.str() +
@@ -198,9 +192,9 @@ Expr* CallRewriter::rewrite_c_call(clang::CallExpr& call, llvm::StringRef signat
 }
 
 clang::FunctionDecl* CallRewriter::runtime_function(llvm::StringRef name, QualType result,
-                                                    llvm::ArrayRef<QualType> params, bool variadic) {
-    if (clang::FunctionDecl* known = runtime_decls_.lookup(name))
-        return known;
+                                                    llvm::ArrayRef<QualType> params,
+                                                    bool variadic) {
+    if (clang::FunctionDecl* known = runtime_decls_.lookup(name)) return known;
     clang::TranslationUnitDecl* unit = context_.getTranslationUnitDecl();
     clang::DeclContext* context = unit;
     if (context_.getLangOpts().CPlusPlus) {
@@ -232,8 +226,7 @@ clang::FunctionDecl* CallRewriter::runtime_function(llvm::StringRef name, QualTy
 }
 
 void CallRewriter::remark(SourceLocation at, llvm::StringRef callee, llvm::StringRef signature) {
-    if (state_.options.remarks)
-        state_.diagnostics.rewritten(at) << callee << signature;
+    if (state_.options.remarks) state_.diagnostics.rewritten(at) << callee << signature;
 }
 
 } // namespace iosig::plugin

@@ -3,16 +3,15 @@
 // A C call `open(a, b, c)` becomes, as one expression that Clang's code generator understands:
 //     evaluate a, b, c once, left to right, into temporaries ta, tb, tc
 //     iosig_open ? iosig_open("<canonical>", ta, tb, tc) : open(ta, tb, tc)
-// where iosig_open is a weak reference: without an iosig runtime in the process the plain call runs.
-// A C++ file stream constructor or `.open` keeps its call; after its arguments are evaluated (and
-// before the stream opens) `iosig_prepare_path("<canonical>", path, flags-of-mode)` plants the
+// where iosig_open is a weak reference: without an iosig runtime in the process the plain call
+// runs. A C++ file stream constructor or `.open` keeps its call; after its arguments are evaluated
+// (and before the stream opens) `iosig_prepare_path("<canonical>", path, flags-of-mode)` plants the
 // redirection, again only when the runtime is present.
 #pragma once
 
 #include <clang/AST/Stmt.h>
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/StringRef.h>
-
 #include <optional>
 #include <string>
 #include <utility>
@@ -79,7 +78,8 @@ private:
 };
 
 // Statements whose children are statements of their own (bodies, branches), as opposed to the
-// expressions they evaluate: the rewriter does not enter them, the consumer treats them as positions.
+// expressions they evaluate: the rewriter does not enter them, the consumer treats them as
+// positions.
 bool is_substatement_slot(const clang::Stmt* parent, const clang::Stmt* child);
 
 } // namespace iosig::plugin

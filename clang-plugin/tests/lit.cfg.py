@@ -19,7 +19,6 @@ config.substitutions.append(('%clang', clang))
 config.substitutions.append(('%plugin', plugin))
 config.substitutions.append(('%python', config.iosig_python))
 config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
-config.substitutions.append(('%runtime_h', os.path.join(config.iosig_source_dir, 'preload', 'include')))
 config.substitutions.append(('FileCheck', config.iosig_filecheck))
 # Fixed diagnostics format whatever the terminal.
 config.environment['TERM'] = 'dumb'

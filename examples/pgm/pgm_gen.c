@@ -4,24 +4,25 @@
 //
 // --size picks the height for about BYTES of pixels (e.g. --size 1G for the paper's strided and
 // random experiments, --size 6G for posterize).
+#include "pgm.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "pgm.h"
-
-static int usage(const char *program) {
-    fprintf(stderr, "usage: %s [--width W] [--height H | --size BYTES] [--seed S] OUTPUT\n", program);
+static int usage(const char* program) {
+    fprintf(stderr, "usage: %s [--width W] [--height H | --size BYTES] [--seed S] OUTPUT\n",
+            program);
     return 2;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     uint64_t width = 4096, height = 1024, seed = 1;
-    const char *output = NULL;
+    const char* output = NULL;
     for (int i = 1; i < argc; ++i) {
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        const char* value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--width") == 0 && value) {
             width = pgm_parse_size(value), ++i;
         } else if (strcmp(argv[i], "--height") == 0 && value) {
@@ -37,8 +38,7 @@ int main(int argc, char **argv) {
             return usage(argv[0]);
         }
     }
-    if (!output || width == 0 || height == 0)
-        return usage(argv[0]);
+    if (!output || width == 0 || height == 0) return usage(argv[0]);
 
     const int fd = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) {
@@ -46,9 +46,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     const int64_t header = pgm_write_header(fd, output, width, height);
-    if (header < 0)
-        return 1;
-    unsigned char *row = malloc(width);
+    if (header < 0) return 1;
+    unsigned char* row = malloc(width);
     uint64_t state = seed * 6364136223846793005ull + 1442695040888963407ull;
     for (uint64_t y = 0; y < height; ++y) {
         for (uint64_t x = 0; x < width; ++x) {

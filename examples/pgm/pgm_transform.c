@@ -1,5 +1,5 @@
-// pgm-transform: the three transformations of the IOSIG paper's evaluation (Fig. 8), each writing its
-// output chunk by chunk with fsync after every chunk:
+// pgm-transform: the three transformations of the IOSIG paper's evaluation (Fig. 8), each writing
+// its output chunk by chunk with fsync after every chunk:
 //   posterize  chunkwise sequential: chunk i goes to offset i (and its pixels are posterized)
 //   divide     strided: chunk 2k to the upper half at k, chunk 2k+1 to the lower half at half + k
 //   shuffle    random: the chunks in a seeded random order, each to its new place
@@ -10,6 +10,8 @@
 //
 // Prints one line: operation, chunk, signature, bytes, seconds (open to close of the output), the
 // output's FNV-1a (equal for equal outputs) and where the output really is (after a redirection).
+#include "pgm.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,33 +19,31 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pgm.h"
-
 enum operation { POSTERIZE, DIVIDE, SHUFFLE };
 
 struct options {
     enum operation operation;
     uint64_t chunk;
-    int annotation;  // enum pgm_annotation, or -1 for the operation's default
+    int annotation; // enum pgm_annotation, or -1 for the operation's default
     unsigned levels;
     uint64_t seed;
     int fsync_each_chunk;
     int checksum;
-    const char *input;
-    const char *output;
+    const char* input;
+    const char* output;
 };
 
-static int usage(const char *program) {
-    fprintf(stderr,
-            "usage: %s posterize|divide|shuffle [--chunk SIZE] [--sig none|seq|ps|ps1|ps2|ps3|ps4]\n"
-            "       [--levels N] [--seed S] [--no-fsync] [--no-checksum] INPUT OUTPUT\n",
-            program);
+static int usage(const char* program) {
+    fprintf(
+        stderr,
+        "usage: %s posterize|divide|shuffle [--chunk SIZE] [--sig none|seq|ps|ps1|ps2|ps3|ps4]\n"
+        "       [--levels N] [--seed S] [--no-fsync] [--no-checksum] INPUT OUTPUT\n",
+        program);
     return 2;
 }
 
-static int parse(int argc, char **argv, struct options *o) {
-    if (argc < 2)
-        return -1;
+static int parse(int argc, char** argv, struct options* o) {
+    if (argc < 2) return -1;
     if (strcmp(argv[1], "posterize") == 0)
         o->operation = POSTERIZE;
     else if (strcmp(argv[1], "divide") == 0)
@@ -53,7 +53,7 @@ static int parse(int argc, char **argv, struct options *o) {
     else
         return -1;
     for (int i = 2; i < argc; ++i) {
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        const char* value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--chunk") == 0 && value) {
             if ((o->chunk = pgm_parse_size(value)) == 0 || o->chunk > (1ull << 30)) {
                 fprintf(stderr, "--chunk: '%s' is not a size between 1 and 1G\n", value);
@@ -62,14 +62,14 @@ static int parse(int argc, char **argv, struct options *o) {
             ++i;
         } else if (strcmp(argv[i], "--sig") == 0 && value) {
             if ((o->annotation = pgm_parse_annotation(value)) < 0) {
-                fprintf(stderr, "--sig: '%s' is none of none, seq, ps, ps1, ps2, ps3, ps4\n", value);
+                fprintf(stderr, "--sig: '%s' is none of none, seq, ps, ps1, ps2, ps3, ps4\n",
+                        value);
                 return -1;
             }
             ++i;
         } else if (strcmp(argv[i], "--levels") == 0 && value) {
             o->levels = (unsigned)strtoul(value, NULL, 10), ++i;
-            if (o->levels < 2 || o->levels > 256)
-                return -1;
+            if (o->levels < 2 || o->levels > 256) return -1;
         } else if (strcmp(argv[i], "--seed") == 0 && value) {
             o->seed = strtoull(value, NULL, 10), ++i;
         } else if (strcmp(argv[i], "--no-fsync") == 0) {
@@ -84,16 +84,15 @@ static int parse(int argc, char **argv, struct options *o) {
             return -1;
         }
     }
-    if (!o->input || !o->output)
-        return -1;
+    if (!o->input || !o->output) return -1;
     if (o->annotation < 0)
         o->annotation = o->operation == POSTERIZE ? PGM_SEQUENTIAL : pgm_parse_annotation("ps");
     return 0;
 }
 
 // Where chunk i of the input goes in the output's pixel data.
-static uint64_t *destinations(const struct options *o, uint64_t bytes, uint64_t count) {
-    uint64_t *dest = malloc(count * sizeof *dest);
+static uint64_t* destinations(const struct options* o, uint64_t bytes, uint64_t count) {
+    uint64_t* dest = malloc(count * sizeof *dest);
     const uint64_t chunk = o->chunk;
     if (o->operation == POSTERIZE) {
         for (uint64_t i = 0; i < count; ++i)
@@ -107,7 +106,7 @@ static uint64_t *destinations(const struct options *o, uint64_t bytes, uint64_t 
             dest[i] = (i % 2 == 0) ? (i / 2) * chunk : even_bytes + (i / 2) * chunk;
     } else {
         // A seeded Fisher-Yates permutation gives each chunk its rank in the output.
-        uint64_t *order = malloc(count * sizeof *order);
+        uint64_t* order = malloc(count * sizeof *order);
         for (uint64_t i = 0; i < count; ++i)
             order[i] = i;
         uint64_t state = o->seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -129,36 +128,30 @@ static uint64_t *destinations(const struct options *o, uint64_t bytes, uint64_t 
     return dest;
 }
 
-static int fail(const char *path, const char *what) {
+static int fail(const char* path, const char* what) {
     fprintf(stderr, "%s: %s: %s\n", path, what, strerror(errno));
     return 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     struct options o = {POSTERIZE, 512 * 1024, -1, 4, 1, 1, 1, NULL, NULL};
-    if (parse(argc, argv, &o) != 0)
-        return usage(argv[0]);
+    if (parse(argc, argv, &o) != 0) return usage(argv[0]);
 
     const int in = open(o.input, O_RDONLY);
-    if (in < 0)
-        return fail(o.input, "cannot open");
+    if (in < 0) return fail(o.input, "cannot open");
     struct pgm_image image;
-    if (pgm_read_header(in, o.input, &image) != 0)
-        return 1;
+    if (pgm_read_header(in, o.input, &image) != 0) return 1;
     const uint64_t bytes = image.width * image.height;
     const uint64_t count = (bytes + o.chunk - 1) / o.chunk;
-    uint64_t *dest = destinations(&o, bytes, count);
-    unsigned char *buffer = malloc(o.chunk);
-    if (!buffer || !dest)
-        return fail(o.input, "out of memory");
+    uint64_t* dest = destinations(&o, bytes, count);
+    unsigned char* buffer = malloc(o.chunk);
+    if (!buffer || !dest) return fail(o.input, "out of memory");
 
     const double start = pgm_now();
     const int out = pgm_open_output(o.output, (enum pgm_annotation)o.annotation);
-    if (out < 0)
-        return fail(o.output, "cannot open");
+    if (out < 0) return fail(o.output, "cannot open");
     const int64_t header = pgm_write_header(out, o.output, image.width, image.height);
-    if (header < 0)
-        return 1;
+    if (header < 0) return 1;
     if (o.operation == POSTERIZE && lseek(out, header, SEEK_SET) != header)
         return fail(o.output, "cannot seek");
     const unsigned step = 256 / o.levels;
@@ -174,25 +167,20 @@ int main(int argc, char **argv) {
         } else {
             written = pwrite(out, buffer, length, (off_t)((uint64_t)header + dest[i]));
         }
-        if (written != (ssize_t)length)
-            return fail(o.output, "cannot write");
-        if (o.fsync_each_chunk && fsync(out) != 0)
-            return fail(o.output, "cannot fsync");
+        if (written != (ssize_t)length) return fail(o.output, "cannot write");
+        if (o.fsync_each_chunk && fsync(out) != 0) return fail(o.output, "cannot fsync");
     }
-    if (close(out) != 0)
-        return fail(o.output, "cannot close");
+    if (close(out) != 0) return fail(o.output, "cannot close");
     const double seconds = pgm_now() - start;
     close(in);
 
     char where[PATH_MAX];
-    if (!realpath(o.output, where))
-        snprintf(where, sizeof where, "%s", o.output);
-    static const char *const names[] = {"posterize", "divide", "shuffle"};
+    if (!realpath(o.output, where)) snprintf(where, sizeof where, "%s", o.output);
+    static const char* const names[] = {"posterize", "divide", "shuffle"};
     printf("%s chunk=%llu sig=\"%s\" bytes=%llu seconds=%.3f", names[o.operation],
            (unsigned long long)o.chunk, pgm_annotation_signature((enum pgm_annotation)o.annotation),
            (unsigned long long)bytes, seconds);
-    if (o.checksum)
-        printf(" fnv1a=%08x", pgm_file_fnv1a(o.output));
+    if (o.checksum) printf(" fnv1a=%08x", pgm_file_fnv1a(o.output));
     printf(" output=%s\n", where);
     free(buffer);
     free(dest);

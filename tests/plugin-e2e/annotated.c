@@ -13,18 +13,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+// clang-format off: it would respace size-per-IO
 #pragma sigdef scratch random temp size-per-IO(4K)
 #pragma sigdef results sequential persist size-per-IO(64K)
+// clang-format on
 
-static const char *out_dir;
+static const char* out_dir;
 static int evaluations;
 
 // Each call is one evaluation of a path expression, printed in order, so that the output shows how
 // often and in which order the plugin's rewrite evaluates the arguments.
-static const char *path_of(const char *name) {
+static const char* path_of(const char* name) {
     static char slots[8][512];
     static unsigned next;
-    char *path = slots[next++ % 8];
+    char* path = slots[next++ % 8];
     snprintf(path, sizeof slots[0], "%s/%s", out_dir, name);
     printf("evaluate %d %s\n", ++evaluations, name);
     return path;
@@ -35,10 +37,10 @@ static int flags_of(int flags) {
     return flags;
 }
 
-static void fill(int fd, const char *name, size_t size) {
+static void fill(int fd, const char* name, size_t size) {
     unsigned char block[4096];
     uint32_t state = 2166136261u;
-    for (const char *c = name; *c; ++c)
+    for (const char* c = name; *c; ++c)
         state = (state ^ (unsigned char)*c) * 16777619u;
     for (size_t done = 0; done < size; done += sizeof block) {
         for (size_t i = 0; i < sizeof block; ++i)
@@ -51,12 +53,11 @@ static void fill(int fd, const char *name, size_t size) {
     }
 }
 
-static void report(const char *what, int result) {
+static void report(const char* what, int result) {
     // Descriptor numbers are the same with or without the runtime only when it opens nothing of its
     // own; print whether the call succeeded and errno, the number goes to stderr.
     printf("%s: %s", what, result >= 0 ? "ok" : "failed");
-    if (result < 0)
-        printf(" (%s)", strerror(errno));
+    if (result < 0) printf(" (%s)", strerror(errno));
     printf("\n");
     fprintf(stderr, "%s: fd %d\n", what, result);
 }
@@ -101,7 +102,9 @@ static void in_assignment_and_macros(void) {
     fill(fd, "macro", 7000);
     close(fd);
 
+    // clang-format off
     SIG(random temp size-per-IO(BLOCK))
+    // clang-format on
     fd = open(path_of("pragma-macro.dat"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     report("pragma in a macro", fd);
     fill(fd, "pragma-macro", 3000);
@@ -136,11 +139,11 @@ static void at_and_large_file(void) {
 
 static void streams(void) {
 #pragma sig results
-    FILE *text = fopen(path_of("fopen.txt"), "w");
+    FILE* text = fopen(path_of("fopen.txt"), "w");
     report("fopen", text ? 0 : -1);
     for (int i = 0; i < 1000; ++i)
         fprintf(text, "line %d\n", i);
-    FILE *first = fopen(path_of("before-freopen.txt"), "w");
+    FILE* first = fopen(path_of("before-freopen.txt"), "w");
     fputs("before\n", first);
 #pragma sig scratch
     first = freopen(path_of("freopen.txt"), "w", first);
@@ -149,7 +152,7 @@ static void streams(void) {
     fclose(first);
     fclose(text);
 #pragma sig results
-    FILE *large = fopen64(path_of("fopen64.txt"), "w");
+    FILE* large = fopen64(path_of("fopen64.txt"), "w");
     fputs("fopen64\n", large);
 #pragma sig results
     large = freopen64(path_of("freopen64.txt"), "w", large);
@@ -164,7 +167,7 @@ static void failures_keep_errno(void) {
     report("open of a missing file", fd);
     errno = 0;
 #pragma sig scratch
-    FILE *f = fopen(path_of("missing-dir/never.txt"), "r");
+    FILE* f = fopen(path_of("missing-dir/never.txt"), "r");
     report("fopen of a missing file", f ? 0 : -1);
     // An existing file opened for reading: nothing to redirect.
 #pragma sig random
@@ -182,10 +185,10 @@ static void unannotated(void) {
     close(fd);
 }
 
-static const char *names[] = {"declaration.dat", "condition.dat", "creat.dat", "macro.dat",
-                              "pragma-macro.dat", "openat.dat", "openat64.dat", "open64.dat",
-                              "creat64.dat", "fopen.txt", "before-freopen.txt", "freopen.txt",
-                              "fopen64.txt", "freopen64.txt", "unannotated.dat"};
+static const char* names[] = {
+    "declaration.dat",    "condition.dat", "creat.dat",   "macro.dat",     "pragma-macro.dat",
+    "openat.dat",         "openat64.dat",  "open64.dat",  "creat64.dat",   "fopen.txt",
+    "before-freopen.txt", "freopen.txt",   "fopen64.txt", "freopen64.txt", "unannotated.dat"};
 
 static void summary(void) {
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
@@ -196,7 +199,7 @@ static void summary(void) {
             printf("%s: missing\n", names[i]);
             continue;
         }
-        FILE *in = fopen(path, "rb");
+        FILE* in = fopen(path, "rb");
         uint32_t hash = 2166136261u;
         for (int c; (c = fgetc(in)) != EOF;)
             hash = (hash ^ (uint32_t)c) * 16777619u;
@@ -207,7 +210,7 @@ static void summary(void) {
     printf("%d evaluations\n", evaluations);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
         return 2;

@@ -5,38 +5,39 @@
 // lines and leave the same files (tests/plugin-e2e/run-e2e.sh).
 //
 // usage: annotated-cxx OUTDIR
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
+// clang-format off
 #pragma sigdef journal sequential persist size-per-IO(4K)
+// clang-format on
 
 namespace {
 
 std::string out_dir;
 int evaluations = 0;
 
-std::string path_of(const std::string &name) {
+std::string path_of(const std::string& name) {
     std::cout << "evaluate " << ++evaluations << ' ' << name << '\n';
     return out_dir + "/" + name;
 }
 
-void write_lines(std::ostream &out, const std::string &what, int lines) {
+void write_lines(std::ostream& out, const std::string& what, int lines) {
     for (int i = 0; i < lines; ++i)
         out << what << ' ' << i << '\n';
 }
 
-void report(const char *what, bool ok) {
+void report(const char* what, bool ok) {
     std::cout << what << ": " << (ok ? "ok" : "failed") << '\n';
 }
 
@@ -80,7 +81,7 @@ void constructors() {
 void member_open(std::ios_base::openmode extra) {
     std::vector<std::fstream> streams(3);
     int index = 0;
-    for (const char *name : {"open-0.txt", "open-1.txt"}) {
+    for (const char* name : {"open-0.txt", "open-1.txt"}) {
 #pragma sig journal
         streams[index++].open(path_of(name), std::ios::out | std::ios::trunc | extra);
     }
@@ -98,7 +99,7 @@ void member_open(std::ios_base::openmode extra) {
 }
 
 template <class Path>
-bool write_with_template(const Path &path, const char *what) {
+bool write_with_template(const Path& path, const char* what) {
 #pragma sig random temp
     std::ofstream out(path);
     write_lines(out, what, 50);
@@ -107,14 +108,14 @@ bool write_with_template(const Path &path, const char *what) {
 
 int c_calls() {
 #pragma sig journal
-    std::FILE *file = std::fopen(path_of("cfile.txt").c_str(), "w");
+    std::FILE* file = std::fopen(path_of("cfile.txt").c_str(), "w");
     std::fputs("from C++\n", file);
     std::fclose(file);
     errno = 0;
 #pragma sig journal
     int fd = ::open(path_of("missing/none").c_str(), O_RDONLY);
     std::cout << "open of a missing file: " << fd << " (" << std::strerror(errno) << ")\n";
-    auto opener = [](const auto &path, int flags) {
+    auto opener = [](const auto& path, int flags) {
 #pragma sig temp
         return ::open(path.c_str(), flags, 0644);
     };
@@ -129,11 +130,11 @@ void unannotated() {
 }
 
 void summary() {
-    for (const char *name : {"ctor-char.txt", "ctor-string.txt", "ctor-path.txt", "temporary.txt",
+    for (const char* name : {"ctor-char.txt", "ctor-string.txt", "ctor-path.txt", "temporary.txt",
                              "open-0.txt", "open-1.txt", "template-char.txt", "template-string.txt",
                              "cfile.txt", "lambda.dat", "unannotated.txt"}) {
         const std::string path = out_dir + "/" + name;
-        struct stat info {};
+        struct stat info{};
         if (stat(path.c_str(), &info) != 0) {
             std::cout << name << ": missing\n";
             continue;
@@ -144,8 +145,8 @@ void summary() {
             hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
         char line[160];
         std::snprintf(line, sizeof line, "%s: %lld bytes, mode %o, fnv1a %08x", name,
-                      static_cast<long long>(info.st_size), static_cast<unsigned>(info.st_mode & 07777),
-                      static_cast<unsigned>(hash));
+                      static_cast<long long>(info.st_size),
+                      static_cast<unsigned>(info.st_mode & 07777), static_cast<unsigned>(hash));
         std::cout << line << '\n';
     }
     std::cout << evaluations << " evaluations\n";
@@ -153,7 +154,7 @@ void summary() {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc != 2) {
         std::cerr << "usage: " << argv[0] << " OUTDIR\n";
         return 2;
@@ -162,7 +163,8 @@ int main(int argc, char **argv) {
     umask(022);
     constructors();
     member_open(std::ios::binary);
-    report("template, const char*", write_with_template(path_of("template-char.txt").c_str(), "t1"));
+    report("template, const char*",
+           write_with_template(path_of("template-char.txt").c_str(), "t1"));
     report("template, std::string", write_with_template(path_of("template-string.txt"), "t2"));
     c_calls();
     unannotated();

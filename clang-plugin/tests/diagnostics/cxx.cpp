@@ -59,3 +59,13 @@ int generic_lambda_never_called(const char *path) {
     (void)opener;
     return path != nullptr;
 }
+
+// Two pragmas for one statement of a template: one error, however many instantiations.
+template <class T>
+int twice_in_template(T path) {
+#pragma sig random // expected-note {{previous '#pragma sig' for this statement is here}}
+// expected-error@+1 {{a second '#pragma sig' for the same statement}}
+#pragma sig temp
+    return ::open(path, O_RDONLY);
+}
+int use_twice() { return twice_in_template("a") + twice_in_template(static_cast<char *>(nullptr)); }

@@ -1,29 +1,30 @@
 // Live dirty-page and throttling state of the kernel.
 //
 // The eBPF collector attaches CO-RE programs to writeback:global_dirty_state,
-// writeback:balance_dirty_pages, writeback:bdi_dirty_ratelimit and writeback:writeback_pages_written
-// and reads their events from a ring buffer. When BPF is unavailable (no BTF, no privilege, missing
-// tracepoints, built without BPF, or IOSIG_CACHESIM_NO_BPF=1 in the environment) the procfs
-// collector polls /proc/vmstat and /proc/sys/vm instead and the process is told so once.
+// writeback:balance_dirty_pages, writeback:bdi_dirty_ratelimit and
+// writeback:writeback_pages_written and reads their events from a ring buffer. When BPF is
+// unavailable (no BTF, no privilege, missing tracepoints, built without BPF, or
+// IOSIG_CACHESIM_NO_BPF=1 in the environment) the procfs collector polls /proc/vmstat and
+// /proc/sys/vm instead and the process is told so once.
 #pragma once
 
+#include "iosig/cachesim/kernel_state.hpp"
+
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
-#include <atomic>
 #include <vector>
-
-#include "iosig/cachesim/kernel_state.hpp"
 
 namespace iosig::cachesim {
 
 struct CollectorOptions {
-    bool allow_bpf = true;          // false: use the procfs fallback
-    double poll_interval = 0.05;    // s between /proc/vmstat samples (fallback; BPF trigger reads)
-    std::size_t history_limit = 4'000'000;  // samples kept per history
+    bool allow_bpf = true;       // false: use the procfs fallback
+    double poll_interval = 0.05; // s between /proc/vmstat samples (fallback; BPF trigger reads)
+    std::size_t history_limit = 4'000'000; // samples kept per history
     // Receives the one-time notice that the fallback is in use (default: stderr).
     std::function<void(std::string_view)> notice;
 };

@@ -16,8 +16,8 @@
 namespace iosig::cachesim {
 
 struct VmDirtySettings {
-    std::uint64_t dirty_bytes = 0;             // 0 = the ratio applies
-    std::uint64_t dirty_background_bytes = 0;  // 0 = the ratio applies
+    std::uint64_t dirty_bytes = 0;            // 0 = the ratio applies
+    std::uint64_t dirty_background_bytes = 0; // 0 = the ratio applies
     unsigned dirty_ratio = 0;
     unsigned dirty_background_ratio = 0;
 
@@ -34,8 +34,8 @@ inline constexpr const char* dirty_settings_lock_file = "/run/lock/iosig-cachesi
 class DirtyLimitOverride {
 public:
     // Lowers the limits to the given byte values (background < dirty). Null with `error` set when
-    // not permitted, when another override holds the lock (waits up to `lock_wait` seconds first) or
-    // when the values cannot be written (then nothing is left changed).
+    // not permitted, when another override holds the lock (waits up to `lock_wait` seconds first)
+    // or when the values cannot be written (then nothing is left changed).
     static std::unique_ptr<DirtyLimitOverride> apply(std::uint64_t dirty_bytes,
                                                      std::uint64_t background_bytes,
                                                      std::string* error, double lock_wait = 60);

@@ -2,13 +2,13 @@
 // dirty bytes and states out, side by side with the naive size / bandwidth baseline.
 #pragma once
 
-#include <span>
-#include <vector>
-
 #include "iosig/cachesim/kernel_state.hpp"
 #include "iosig/cachesim/parameters.hpp"
 #include "iosig/cachesim/syscall_model.hpp"
 #include "iosig/cachesim/workload.hpp"
+
+#include <span>
+#include <vector>
 
 namespace iosig::cachesim {
 
@@ -16,28 +16,28 @@ namespace iosig::cachesim {
 double baseline_cost(const ModelParameters& p, double size);
 
 struct PredictedWrite {
-    double start = 0;         // simulated time the call starts (after its delay)
-    double cost = 0;          // seconds
-    double baseline = 0;      // seconds, naive model
-    double pause = 0;         // seconds of it spent throttled
-    double dirty_after = 0;   // bytes dirty (incl. write-back) after the call; 0 for direct IO
+    double start = 0;       // simulated time the call starts (after its delay)
+    double cost = 0;        // seconds
+    double baseline = 0;    // seconds, naive model
+    double pause = 0;       // seconds of it spent throttled
+    double dirty_after = 0; // bytes dirty (incl. write-back) after the call; 0 for direct IO
     CacheState state = CacheState::no_flush;
-    int syscalls = 1;         // write() calls (stdio: 0 when the data only went into the buffer)
+    int syscalls = 1; // write() calls (stdio: 0 when the data only went into the buffer)
 };
 
 struct Prediction {
     Method method = Method::buffered;
     std::vector<PredictedWrite> writes;
-    std::vector<DirtyPoint> trajectory;  // predicted dirty bytes over simulated time
-    double total_cost = 0;      // sum of write costs
-    double total_baseline = 0;  // sum of baseline costs
-    double elapsed = 0;         // simulated time including delays
+    std::vector<DirtyPoint> trajectory; // predicted dirty bytes over simulated time
+    double total_cost = 0;              // sum of write costs
+    double total_baseline = 0;          // sum of baseline costs
+    double elapsed = 0;                 // simulated time including delays
 };
 
 struct EstimatorOptions {
     bool record_trajectory = false;
-    InitialState initial;       // where the cache starts (see initial_state_from)
-    std::uint64_t existing_file_size = 0;  // sync: bytes the file held before (Eq. 3 reads)
+    InitialState initial;                 // where the cache starts (see initial_state_from)
+    std::uint64_t existing_file_size = 0; // sync: bytes the file held before (Eq. 3 reads)
 };
 
 // Runs `method` over the workload. Direct IO requires sizes and offsets that are multiples of the

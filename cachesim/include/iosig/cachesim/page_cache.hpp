@@ -26,14 +26,14 @@ struct DirtyBlock {
     FileId file = 0;
     std::uint64_t offset = 0;
     std::uint64_t size = 0;
-    double time = 0;      // when it was (last) dirtied
-    bool active = false;  // dirtied more than once
+    double time = 0;     // when it was (last) dirtied
+    bool active = false; // dirtied more than once
 };
 
 // What flush() did.
 struct FlushResult {
-    double written = 0;   // bytes written back
-    double busy = 0;      // seconds the flusher was writing
+    double written = 0; // bytes written back
+    double busy = 0;    // seconds the flusher was writing
 };
 
 class PageCacheModel {
@@ -46,9 +46,10 @@ public:
     std::uint64_t new_bytes(FileId file, std::uint64_t offset, std::uint64_t size) const;
 
     // Flushes during [now, now + duration) at `bandwidth` B/s while dirty bytes exceed
-    // `background_thresh` or data older than `expire` seconds exists. Expired data is noticed at the
-    // flusher's periodic wake-ups (every `wakeup_interval` s, 0 = continuously). Returns what it did;
-    // `on_progress(t, dirty)` (optional) is called at every change of pace for trajectories.
+    // `background_thresh` or data older than `expire` seconds exists. Expired data is noticed at
+    // the flusher's periodic wake-ups (every `wakeup_interval` s, 0 = continuously). Returns what
+    // it did; `on_progress(t, dirty)` (optional) is called at every change of pace for
+    // trajectories.
     FlushResult flush(double now, double duration, double bandwidth, double background_thresh,
                       double expire, double wakeup_interval = 0,
                       const std::function<void(double, double)>& on_progress = {});
@@ -78,7 +79,7 @@ private:
         std::uint64_t size;
         double time;
         bool active;
-        std::uint64_t order;  // tie-break among equal times in the LRU sets
+        std::uint64_t order; // tie-break among equal times in the LRU sets
     };
     struct Lru {
         double time;
@@ -95,8 +96,8 @@ private:
     std::set<Lru>& list_of(bool active) { return active ? active_ : inactive_; }
 
     BlockMap blocks_;
-    std::set<Lru> active_;    // oldest first
-    std::set<Lru> inactive_;  // oldest first
+    std::set<Lru> active_;   // oldest first
+    std::set<Lru> inactive_; // oldest first
     std::uint64_t dirty_ = 0;
     std::uint64_t active_bytes_ = 0;
     std::uint64_t next_order_ = 0;

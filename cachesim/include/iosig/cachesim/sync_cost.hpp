@@ -1,10 +1,10 @@
 // Synchronous writes (paper 001, Sect. 4.2-4.3): no page-cache dynamics, closed forms.
 #pragma once
 
+#include "iosig/cachesim/parameters.hpp"
+
 #include <cstdint>
 #include <span>
-
-#include "iosig/cachesim/parameters.hpp"
 
 namespace iosig::cachesim {
 
@@ -18,9 +18,10 @@ double direct_sync_total_cost(const ModelParameters& p, std::span<const double> 
                               std::span<const bool> random);
 
 // Eq. 3: an O_SYNC write through the page cache. The whole blocks s_b = floor(s / B) * B go to the
-// device; a remainder s_r = s - s_b > 0 costs a block read (only when `read_partial_block`: the block
-// holds data that is not in the page cache) and a whole-block write:
-//   L_sync + s * c_copy + s_b / B_dev + [s_r > 0] * ([read] * B / B_read + B / B_dev) + [random] * L_seek
+// device; a remainder s_r = s - s_b > 0 costs a block read (only when `read_partial_block`: the
+// block holds data that is not in the page cache) and a whole-block write:
+//   L_sync + s * c_copy + s_b / B_dev + [s_r > 0] * ([read] * B / B_read + B / B_dev) + [random] *
+//   L_seek
 double sync_write_cost(const ModelParameters& p, double size, bool random, bool read_partial_block);
 
 // Eq. 4: the sum of Eq. 3 over the chunks (the paper's form reads every partial block).
@@ -32,10 +33,10 @@ double sync_total_cost(const ModelParameters& p, std::span<const double> sizes,
 // completes O_SYNC writes on 4 ms ticks. quantum <= 0 leaves the cost unchanged.
 double quantize_completion(double cost, double quantum);
 
-// Eq. 2 or Eq. 3 applied to a sequence of writes to one file, completion ticks included. Eq. 3's read of a partial block happens
-// only when the file held data there before (`existing_file_size`) that the sequence has not
-// rewritten yet (tracked as the highest offset written: exact for sequential writes); new files and
-// appends never read.
+// Eq. 2 or Eq. 3 applied to a sequence of writes to one file, completion ticks included. Eq. 3's
+// read of a partial block happens only when the file held data there before (`existing_file_size`)
+// that the sequence has not rewritten yet (tracked as the highest offset written: exact for
+// sequential writes); new files and appends never read.
 class SyncWriteSequence {
 public:
     SyncWriteSequence(const ModelParameters& p, bool direct, std::uint64_t existing_file_size = 0);

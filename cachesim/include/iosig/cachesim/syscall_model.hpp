@@ -1,40 +1,40 @@
-// CAWL Alg. 1, Syscall_IO_Cost: the cost of a buffered (non-synchronous) write() with the page cache,
-// background flushing during delays and writes, and the kernel's throttling.
+// CAWL Alg. 1, Syscall_IO_Cost: the cost of a buffered (non-synchronous) write() with the page
+// cache, background flushing during delays and writes, and the kernel's throttling.
 //
 // Calls must come in program order; each updates the simulated clock, the dirty blocks and the
 // throttling state the next call depends on. Long idle gaps, a drained cache and rewrites are all
 // ordinary inputs: the model never aborts.
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <vector>
-
 #include "iosig/cachesim/page_cache.hpp"
 #include "iosig/cachesim/parameters.hpp"
 #include "iosig/cachesim/throttle.hpp"
 
+#include <cstdint>
+#include <functional>
+#include <vector>
+
 namespace iosig::cachesim {
 
 struct WriteCost {
-    double cost = 0;         // seconds the call takes
-    double start = 0;        // simulated time it starts (after its delay)
-    double pause = 0;        // part of `cost` spent paused by balance_dirty_pages
-    double dirty_after = 0;  // dirty bytes (incl. write-back) when it returns
-    std::uint64_t newly_dirtied = 0;  // bytes that were clean before
-    CacheState state = CacheState::no_flush;  // the most restrictive state during the call
+    double cost = 0;                         // seconds the call takes
+    double start = 0;                        // simulated time it starts (after its delay)
+    double pause = 0;                        // part of `cost` spent paused by balance_dirty_pages
+    double dirty_after = 0;                  // dirty bytes (incl. write-back) when it returns
+    std::uint64_t newly_dirtied = 0;         // bytes that were clean before
+    CacheState state = CacheState::no_flush; // the most restrictive state during the call
 };
 
 // One point of the predicted dirty trajectory.
 struct DirtyPoint {
     double time;
-    double dirty;  // bytes
+    double dirty; // bytes
 };
 
 // Where the simulation starts: dirty data already in the cache (other processes', from the kernel's
 // live state) and the simulated clock.
 struct InitialState {
-    double foreign_dirty = 0;  // bytes
+    double foreign_dirty = 0; // bytes
     double time = 0;
 };
 
@@ -59,6 +59,7 @@ public:
 
 private:
     double flush_for(double duration);
+    bool flusher_writing() const { return flusher_running_ && now_ >= flusher_ready_; }
     double step_bytes() const;
     void note(double time);
 
@@ -66,8 +67,10 @@ private:
     PageCacheModel cache_;
     DirtyRatelimit ratelimit_;
     double now_ = 0;
-    double paused_when_ = 0;       // the kernel's dirty_paused_when (think-time credit)
-    double ratelimit_stamp_ = 0;   // start of the current ratelimit interval
+    double paused_when_ = 0;     // the kernel's dirty_paused_when (think-time credit)
+    double ratelimit_stamp_ = 0; // start of the current ratelimit interval
+    bool flusher_running_ = false;  // background write-back triggered and not finished
+    double flusher_ready_ = 0;      // when the triggered flusher really starts writing
     double dirtied_in_interval_ = 0;
     std::vector<DirtyPoint>* trajectory_ = nullptr;
 };

@@ -1,11 +1,11 @@
-// The kernel's dirty throttling (mm/page-writeback.c, balance_dirty_pages), the part of CAWL Sect. 3.2
-// whose symbols were lost from the paper's text (see shared/NOTES.md):
+// The kernel's dirty throttling (mm/page-writeback.c, balance_dirty_pages), the part of CAWL
+// Sect. 3.2 whose symbols were lost from the paper's text (see shared/NOTES.md):
 //   freerun   = (bg_thresh + thresh) / 2                 no throttling at or below
 //   setpoint  = (freerun + limit) / 2                    the dirty level the control aims at
 //   pos_ratio = 1 + ((setpoint - dirty) / (limit - setpoint))^3, clamped to [0, 2]
 //   task_ratelimit = dirty_ratelimit * pos_ratio,  pause = pages_dirtied / task_ratelimit
-// dirty_ratelimit, "the average task rate", is re-estimated every 200 ms while a task is throttled so
-// that the dirtiers together produce what the device writes back.
+// dirty_ratelimit, "the average task rate", is re-estimated every 200 ms while a task is throttled
+// so that the dirtiers together produce what the device writes back.
 #pragma once
 
 #include "iosig/cachesim/parameters.hpp"
@@ -14,9 +14,9 @@ namespace iosig::cachesim {
 
 // Three states of CAWL Sect. 4.4, plus how the state of a write is reported.
 enum class CacheState : std::uint8_t {
-    no_flush,          // below the background threshold, nothing expired: writes go at r_ramdisk
-    background_flush,  // the flusher runs: writes slow down to the flushing rate
-    throttled,         // above freerun: balance_dirty_pages pauses the writer
+    no_flush,         // below the background threshold, nothing expired: writes go at r_ramdisk
+    background_flush, // the flusher runs: writes slow down to the flushing rate
+    throttled,        // above freerun: balance_dirty_pages pauses the writer
 };
 std::string_view to_string(CacheState state);
 
@@ -28,7 +28,7 @@ double pos_ratio(const DirtyThresholds& t, double dirty);
 // The kernel's dirty-ratelimit estimator (wb_update_dirty_ratelimit), one update per interval.
 class DirtyRatelimit {
 public:
-    static constexpr double update_interval = 0.2;  // s (BANDWIDTH_INTERVAL)
+    static constexpr double update_interval = 0.2; // s (BANDWIDTH_INTERVAL)
 
     DirtyRatelimit(double initial_rate, double page_size)
         : rate_(initial_rate), balanced_(initial_rate), page_size_(page_size) {}
@@ -36,8 +36,8 @@ public:
     double rate() const { return rate_; }
     double balanced() const { return balanced_; }
 
-    // One update after `elapsed` seconds in which `dirtied` bytes were dirtied while the device wrote
-    // back at `write_bw`, at `dirty` bytes: the rate moves towards the balanced rate
+    // One update after `elapsed` seconds in which `dirtied` bytes were dirtied while the device
+    // wrote back at `write_bw`, at `dirty` bytes: the rate moves towards the balanced rate
     //   balanced = task_ratelimit * write_bw / dirty_rate,
     // by at most 1/8 of the distance and less when close, and only in the direction that also moves
     // the dirty level towards the setpoint.

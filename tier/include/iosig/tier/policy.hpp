@@ -63,6 +63,9 @@ public:
     virtual void on_evict(Slot slot) = 0;
     virtual void on_insert(Slot slot, const Access& access) = 0;
     virtual void on_erase(Slot slot) = 0;
+    // The owner could not evict `slot` (in use, or dirty and not yet written back): move it away
+    // from the eviction end without counting it as a request.
+    virtual void on_busy(Slot slot, const Access& access) { on_hit(slot, access); }
 
     virtual std::optional<LearnerState> learner_state() const { return std::nullopt; }
 };
@@ -75,9 +78,9 @@ struct PolicyConfig {
     // The paper's weight-sharing learner (docs/tier.md, "The learner").
     unsigned epoch_iterations = 4;      // EPOCH_WIDTH
     double threshold = 0.25;            // THRESHOLD: mispredictions below threshold*misses are ignored
-    std::uint64_t iteration_misses = 0; // misses per polling iteration; 0 = resident entries / 4
-    double learning_rate = 2.0;         // w_e *= exp(-learning_rate * loss_e) at the end of an epoch
-    double share = 0.02;                // fixed share: w_e = (1-share) w_e + share * mean(w)
+    std::uint64_t iteration_misses = 64; // misses served per polling iteration of the miss queue
+    double learning_rate = 2.0;          // w_e *= exp(-learning_rate * loss_e) at the end of an epoch
+    double share = 0.01;                 // fixed share: w_e = (1-share) w_e + share * mean(w)
 
     // LeCaR (HotStorage'18; NOTES.md): learning rate, discount^(1/N), weight clamp.
     double lecar_learning_rate = 0.45;

@@ -1,0 +1,109 @@
+// The two-tier cache engine: fixed-size lines of home files (on a slow mount) cached in one cache file
+// on a fast mount, written back asynchronously (io_uring), evicted by a policy from policy.hpp, with
+// prefetching and crash recovery from a metadata journal. docs/tier.md describes the design and the
+// durability contract.
+//
+// The API mirrors what a caller intercepting open/pread/pwrite/fsync/close sees: file handles, byte
+// ranges and POSIX error numbers (functions return -errno, never throw, once the engine is open).
+//
+// Durability contract:
+//  - pwrite() returns when the data is in the cache file and the line is recorded as dirty in the
+//    journal (durable): after a crash, recovery writes it home.
+//  - fsync()/fdatasync() return 0 only when every byte written to the file before the call is on the
+//    home file and the home file is synced; a crash afterwards loses none of it, and recovery never
+//    writes an older version of a line over it.
+//  - close() writes the file's dirty lines home (other processes see the data) before it returns.
+//  - On any IO error the failing call returns it; nothing acknowledged is lost.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+
+#include "iosig/tier/io.hpp"
+#include "iosig/tier/policy.hpp"
+#include "iosig/tier/prefetch.hpp"
+
+namespace iosig::tier {
+
+struct TierConfig {
+    std::filesystem::path cache_file; // on the fast mount; the journal is <cache_file>.journal
+    std::uint64_t cache_size = 256ull << 20; // bytes, rounded down to whole lines
+    std::uint64_t line_size = 64 << 10;      // power of two, 4 KiB .. 1 MiB
+    std::string policy = "ws";
+    PolicyConfig policy_config;              // capacity is set from cache_size / line_size
+    std::string prefetch;                    // "", "stream" or "markov"
+    PrefetchConfig prefetch_config;
+    std::uint64_t prefetch_lines = 0;        // prefetch buffer (memory); 0 = lines / 32, at least 4
+    std::uint64_t max_dirty_lines = 0;       // writers wait above this; 0 = lines / 4
+    double writeback_delay = 0.5;            // seconds a dirty line may wait before the flusher writes it
+    std::uint64_t sequential_cutoff = 4ull << 20; // a stream that read/wrote this many bytes in
+                                                  // sequence bypasses the cache (bcache); 0 = never
+    unsigned queue_depth = 32;               // io_uring entries of the write-back
+    bool direct_io = true;                   // O_DIRECT for line IO when the file systems allow it
+    int numa_node = -1;                      // staging memory node; -1 = the creating CPU's node
+    std::shared_ptr<IoFaults> faults;        // tests: fault injection (disables io_uring)
+};
+
+struct TierStats {
+    std::uint64_t lines = 0, line_size = 0;
+    std::uint64_t read_hits = 0, read_misses = 0;   // line references by pread
+    std::uint64_t write_hits = 0, write_misses = 0; // line references by pwrite
+    std::uint64_t fills = 0;                        // lines read from home files
+    std::uint64_t writebacks = 0;                   // lines written home
+    std::uint64_t evictions = 0;
+    std::uint64_t bypassed_bytes = 0;               // sequential-stream bytes that skipped the cache
+    std::uint64_t prefetches_issued = 0, prefetch_hits = 0;
+    std::uint64_t dirty_lines = 0;                  // now
+    std::uint64_t journal_syncs = 0;
+    int numa_node = -1;                             // where the staging memory is (-1: not placed)
+    bool io_uring = false;                          // write-back through io_uring
+};
+
+struct RecoveryReport {
+    bool journal_found = false;
+    bool torn_tail = false;            // the last journal record was cut by the crash
+    std::uint64_t dirty_lines = 0;     // lines the journal listed as dirty
+    std::uint64_t lines_written_home = 0;
+    std::uint64_t missing_files = 0;   // dirty lines whose home file no longer exists (skipped)
+};
+
+// Thrown only by TierCache::open (bad configuration, unusable cache file or journal, recovery that
+// could not write a dirty line home: then the journal is kept for the next attempt).
+class TierError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class TierCache {
+public:
+    // Creates or reopens the cache; after a crash, first writes home every dirty line the journal
+    // lists. Opening an engine on a cache file another live engine holds fails.
+    static std::unique_ptr<TierCache> open(const TierConfig& config);
+    virtual ~TierCache() = default; // writes every dirty line home and leaves an empty journal
+
+    // Returns a handle >= 0 or -errno. Flags as open(2): O_RDONLY/O_WRONLY/O_RDWR, O_CREAT, O_EXCL,
+    // O_TRUNC (others are ignored). Several handles may refer to one home file.
+    virtual int open_file(const std::filesystem::path& home, int flags, mode_t mode = 0644) = 0;
+    virtual ssize_t pread(int handle, void* buffer, std::size_t count, off_t offset) = 0;
+    virtual ssize_t pwrite(int handle, const void* buffer, std::size_t count, off_t offset) = 0;
+    // Writes at the current end of the file (O_APPEND semantics), atomically with other appends.
+    virtual ssize_t append(int handle, const void* buffer, std::size_t count) = 0;
+    virtual int fsync(int handle) = 0;
+    virtual int fdatasync(int handle) = 0;
+    virtual int ftruncate(int handle, off_t length) = 0;
+    virtual off_t file_size(int handle) = 0; // logical size, including cached writes
+    virtual int close(int handle) = 0;
+    // Writes every dirty line home and syncs the home files.
+    virtual int flush_all() = 0;
+
+    virtual TierStats stats() const = 0;
+    virtual RecoveryReport recovery() const = 0;
+
+    // Tests: stop at once as a crashed process would (no write-back, journal left as it is).
+    virtual void abandon() = 0;
+};
+
+} // namespace iosig::tier

@@ -1,0 +1,98 @@
+// The engine's file access, with a fault injector for crash-safety tests (Open CAS style: fail the
+// N-th write to the cache side or to the home file, then lose what was not yet synced).
+//
+// Every function returns >= 0 on success and -errno on failure, like the system calls underneath.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace iosig::tier {
+
+enum class FileRole : std::uint8_t { cache, journal, home };
+
+class IoFaults;
+
+class File {
+public:
+    File(int fd, int buffered_fd, FileRole role, std::filesystem::path path, std::shared_ptr<IoFaults> faults);
+    ~File();
+    File(const File&) = delete;
+    File& operator=(const File&) = delete;
+
+    // Opens `path`; with direct_io, data IO bypasses the page cache (O_DIRECT) when the file system
+    // allows it, and unaligned IO goes through a second, buffered descriptor. Returns nullptr and
+    // sets `error` (an errno) on failure.
+    static std::unique_ptr<File> open(const std::filesystem::path& path, int flags, mode_t mode, FileRole role,
+                                      bool direct_io, std::shared_ptr<IoFaults> faults, int& error);
+
+    // Full transfers: loops over short reads/writes; a read stops early only at end of file.
+    ssize_t pread(void* buffer, std::size_t count, off_t offset);
+    ssize_t pwrite(const void* buffer, std::size_t count, off_t offset);
+    int fdatasync();
+    int ftruncate(off_t length);
+    off_t size() const; // -errno on failure
+
+    // The descriptor for io_uring, or -1 when writes must go through pwrite() (fault injection).
+    int uring_fd() const;
+    bool direct() const { return direct_; }
+    FileRole role() const { return role_; }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    bool aligned(const void* buffer, std::size_t count, off_t offset) const;
+
+    int fd_;          // O_DIRECT when direct_
+    int buffered_fd_; // == fd_ when not direct
+    bool direct_;
+    FileRole role_;
+    std::filesystem::path path_;
+    std::shared_ptr<IoFaults> faults_;
+};
+
+// Shared by all files of one engine (and its successor after a simulated crash).
+class IoFaults {
+public:
+    // The n-th write (1-based, counted over files of the given roles) fails with EIO, and so does
+    // every later write or sync of those roles: the device is gone from that instant.
+    void fail_nth_write(std::uint64_t n, std::set<FileRole> roles);
+    void clear_failures();
+    std::uint64_t writes(FileRole role) const;
+
+    // Simulates a power loss: every write not covered by a later fdatasync of its file is lost or
+    // kept, independently per 4 KiB block (probability 1/2, from `seed`); a file that grew since
+    // its last sync may shrink back. Affects files written through this object since its creation.
+    void crash(std::uint64_t seed);
+
+private:
+    friend class File;
+    struct Undo {
+        off_t offset;
+        std::vector<char> old_bytes; // what the range held before the write (shorter past end)
+    };
+    struct Volatile {
+        off_t synced_size = -1;
+        std::vector<Undo> undo;
+    };
+    // Returns -EIO when the write must fail; otherwise records the undo information.
+    int before_write(FileRole role, const std::filesystem::path& path, int buffered_fd, std::size_t count, off_t offset);
+    int before_sync(FileRole role);
+    void after_sync(const std::filesystem::path& path, int buffered_fd);
+
+    mutable std::mutex mutex_;
+    std::map<FileRole, std::uint64_t> writes_;
+    std::uint64_t counted_ = 0;
+    std::uint64_t fail_at_ = 0; // 0 = never
+    std::set<FileRole> fail_roles_;
+    bool failed_ = false;
+    std::map<std::filesystem::path, Volatile> volatile_;
+};
+
+} // namespace iosig::tier

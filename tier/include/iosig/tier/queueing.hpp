@@ -1,0 +1,70 @@
+// The two-tier paper's queueing model (Sec. 5, Eqs. 1-7), with service rates taken from the node
+// model (node.hpp / node YAML).
+//
+//   Eq. 1  T_h,i = n_i,r / mu_1,r + n_i,w / mu_1,w    time tier 1 needs for process i's requests
+//   Eq. 2  T_m,i = n_i,m / mu_2                        time tier 2 needs for its misses
+//   Eq. 3  T_i   = max(T_h,i, T_m,i)                   hits and misses are served concurrently
+//   Eq. 4  T     = max_i T_i                           the slowest process finishes last
+//   Eq. 5  1/mu  = (1 - p12) / E(mu_1) + p12 / E(mu_2) expected service time of the M/G/k system
+//   Eq. 6  M/M/k hit queue: L_1 = P0 rho1^(k+1) / ((k-1)! (k-rho1)^2), W_1 = L_1 / arrivals
+//   Eq. 7  M/M/1 miss queue: L_2 = rho2^2 / (1 - rho2), W_2 = L_2 / (lambda p12)
+//
+// Every request is served by tier 1 (a miss is filled and then served like a hit: "misses ... are
+// serviced by tier 2 and re-enter tier 1"), so n_i,r and n_i,w count all reads and writes; tier 2
+// additionally serves the misses, the write-backs of dirty evictions and the prefetches.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "iosig/node.hpp"
+
+namespace iosig::tier {
+
+// Service rates in requests per second.
+struct TierRates {
+    double tier1_read = 0;  // mu_1,r
+    double tier1_write = 0; // mu_1,w
+    double tier2 = 0;       // mu_2: one line fetched from (or written back to) the home device
+};
+
+// One process's share of a workload.
+struct ProcessLoad {
+    std::uint64_t reads = 0;
+    std::uint64_t writes = 0;
+    std::uint64_t tier2_requests = 0; // misses + dirty write-backs + prefetches
+};
+
+struct CompletionTime {
+    double seconds = 0;          // Eq. 4
+    std::vector<double> hit;     // Eq. 1 per process
+    std::vector<double> miss;    // Eq. 2 per process
+    std::vector<double> process; // Eq. 3 per process
+};
+
+CompletionTime completion_time(const std::vector<ProcessLoad>& processes, const TierRates& rates);
+
+// Eq. 5: the expected service time 1/mu for miss ratio p12 (0..1).
+double expected_service_time(double miss_ratio, double mean_tier1_rate, double tier2_rate);
+
+// Eqs. 6-7 at equilibrium; nullopt when a utilisation is >= 1 (then only Eqs. 1-4 apply).
+struct Equilibrium {
+    double rho1 = 0, rho2 = 0; // utilisations of the k-server hit queue and of the miss queue
+    double l1 = 0, w1 = 0;     // hit queue length and waiting time (s)
+    double l2 = 0, w2 = 0;     // miss queue length and waiting time (s)
+};
+std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio, double mean_tier1_rate,
+                                       double tier2_rate, unsigned servers);
+
+// Requests per second a device (as seen through `mount`) serves for IOs of `bytes` bytes:
+// 1 / (op latency + seek latency for random IO on rotational media + bytes / bandwidth), capped at
+// max_iops. Bandwidth: random or sequential, read or write, from the device's Performance.
+double service_rate(const Device& device, std::uint64_t bytes, bool read, bool random);
+
+// The rates of a cache on `fast` in front of home files on `slow`, for lines of `line_size` bytes.
+// Throws std::invalid_argument naming the mount when the node has no such mount or device.
+TierRates tier_rates(const Node& node, const std::string& fast_mount, const std::string& slow_mount,
+                     std::uint64_t line_size, bool random);
+
+} // namespace iosig::tier

@@ -1,0 +1,282 @@
+// Write-back: the flusher thread, fsync/close, flush_all, io_uring submission (engine_impl.hpp).
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <set>
+
+#include "engine_impl.hpp"
+
+namespace iosig::tier::detail {
+namespace {
+
+constexpr std::uint64_t journal_compaction_bytes = 64ull << 20;
+
+struct Snapshot {
+    Slot slot = 0;
+    std::uint64_t generation = 0;
+    HomeFile* file = nullptr;
+    std::int64_t start = 0;
+    std::size_t bytes = 0; // how much of the line lies inside the file
+    char* data = nullptr;
+};
+
+} // namespace
+
+int Engine::flush_slots(const std::vector<Slot>& slots) {
+    // Claim: a line is written back by one thread at a time.
+    std::vector<Snapshot> claimed;
+    {
+        std::lock_guard lock(mutex_);
+        for (const Slot s : slots) {
+            LineMeta& m = meta_[s];
+            if (!m.valid || !m.dirty || m.flushing) continue;
+            m.flushing = true;
+            ++m.pins;
+            claimed.push_back(Snapshot{s, 0, nullptr, 0, 0, nullptr});
+        }
+    }
+    if (claimed.empty()) return 0;
+    int first_error = 0;
+    const std::size_t batch_size = std::min<std::size_t>(std::max(1u, config_.queue_depth), staging_->count() / 4);
+    for (std::size_t begin = 0; begin < claimed.size(); begin += batch_size) {
+        const std::size_t end = std::min(claimed.size(), begin + batch_size);
+        std::vector<int> result(end - begin, 0);
+        // All buffers of a batch at once: concurrent write-backs never hold some and wait for more.
+        const std::vector<char*> buffers = staging_->acquire_many(end - begin);
+        // Snapshot each line's data under its shared lock: writers wait, readers do not.
+        for (std::size_t i = begin; i < end; ++i) {
+            Snapshot& snap = claimed[i];
+            snap.data = buffers[i - begin];
+            data_locks_[snap.slot].lock_shared();
+            std::uint32_t file_id;
+            {
+                std::lock_guard lock(mutex_);
+                const LineMeta& m = meta_[snap.slot];
+                snap.generation = m.generation;
+                snap.start = static_cast<std::int64_t>(m.line * line_size_);
+                file_id = m.file;
+            }
+            {
+                std::shared_lock files(files_mutex_);
+                snap.file = files_.at(file_id).get();
+            }
+            {
+                std::lock_guard lock(mutex_);
+                snap.bytes = static_cast<std::size_t>(
+                    std::clamp<std::int64_t>(snap.file->size - snap.start, 0, static_cast<std::int64_t>(line_size_)));
+            }
+            const ssize_t n = cache_->pread(snap.data, line_size_, static_cast<off_t>(snap.slot * line_size_));
+            data_locks_[snap.slot].unlock_shared();
+            if (n < 0) result[i - begin] = static_cast<int>(n);
+        }
+        // Home writes: one io_uring submission for the batch where possible.
+        std::vector<std::size_t> sync_writes;
+        {
+            std::unique_lock ring(ring_mutex_, std::defer_lock);
+            unsigned submitted = 0;
+            if (uring_) ring.lock();
+            for (std::size_t i = begin; i < end; ++i) {
+                Snapshot& snap = claimed[i];
+                if (result[i - begin] < 0 || snap.bytes == 0) continue;
+                const int fd = snap.file->io->uring_fd();
+                const bool whole = snap.bytes == line_size_ && snap.file->io->direct();
+                if (uring_ && fd >= 0 && (whole || !snap.file->io->direct())) {
+                    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+                    if (sqe != nullptr) {
+                        io_uring_prep_write(sqe, fd, snap.data, static_cast<unsigned>(snap.bytes), static_cast<std::uint64_t>(snap.start));
+                        io_uring_sqe_set_data(sqe, reinterpret_cast<void*>(i));
+                        ++submitted;
+                        continue;
+                    }
+                }
+                sync_writes.push_back(i);
+            }
+            if (submitted > 0) {
+                const int s = io_uring_submit_and_wait(&ring_, submitted);
+                for (unsigned done = 0; done < submitted; ++done) {
+                    io_uring_cqe* cqe = nullptr;
+                    if (io_uring_wait_cqe(&ring_, &cqe) < 0 || cqe == nullptr) {
+                        first_error = first_error ? first_error : -EIO;
+                        break;
+                    }
+                    const auto i = reinterpret_cast<std::size_t>(io_uring_cqe_get_data(cqe));
+                    const int res = cqe->res;
+                    io_uring_cqe_seen(&ring_, cqe);
+                    if (res < 0) result[i - begin] = res;
+                    else if (static_cast<std::size_t>(res) < claimed[i].bytes) sync_writes.push_back(i); // short: redo
+                }
+                if (s < 0 && first_error == 0) first_error = s;
+            }
+        }
+        for (const std::size_t i : sync_writes) {
+            const Snapshot& snap = claimed[i];
+            const ssize_t n = snap.file->io->pwrite(snap.data, snap.bytes, snap.start);
+            if (n < 0) result[i - begin] = static_cast<int>(n);
+        }
+        // Durable on the home files, and the cache file at least as new as what went home, before
+        // the lines may be recorded clean.
+        std::set<HomeFile*> touched;
+        for (std::size_t i = begin; i < end; ++i)
+            if (result[i - begin] == 0 && claimed[i].bytes > 0) touched.insert(claimed[i].file);
+        for (HomeFile* f : touched) {
+            if (const int e = f->io->fdatasync(); e < 0)
+                for (std::size_t i = begin; i < end; ++i)
+                    if (claimed[i].file == f && result[i - begin] == 0) result[i - begin] = e;
+        }
+        {
+            std::lock_guard sync(cache_sync_mutex_);
+            const std::uint64_t epoch = cache_epoch_.load();
+            if (const int e = cache_->fdatasync(); e < 0) {
+                for (int& r : result)
+                    if (r == 0) r = e;
+            } else {
+                cache_synced_epoch_ = std::max(cache_synced_epoch_.load(), epoch);
+            }
+        }
+        {
+            std::lock_guard lock(mutex_);
+            for (std::size_t i = begin; i < end; ++i) {
+                const Snapshot& snap = claimed[i];
+                LineMeta& m = meta_[snap.slot];
+                if (result[i - begin] == 0) {
+                    m.flushed_generation = std::max(m.flushed_generation, snap.generation);
+                    snap.file->home_size = std::max<std::int64_t>(snap.file->home_size, snap.start + static_cast<std::int64_t>(snap.bytes));
+                    ++writebacks_;
+                    if (m.generation == snap.generation) { // no write since the snapshot
+                        m.dirty = false;
+                        --dirty_count_;
+                        const std::int64_t record = journal_->append_clean(snap.slot);
+                        if (record < 0) result[i - begin] = static_cast<int>(record);
+                        else m.clean_record = record;
+                    }
+                } else if (first_error == 0) {
+                    first_error = result[i - begin];
+                }
+                m.flushing = false;
+                unpin_locked(snap.slot);
+                staging_->release(snap.data);
+            }
+            changed_.notify_all();
+        }
+    }
+    return first_error;
+}
+
+// Every line of `file_id` that was dirty when this was called is written home (its content as of
+// now or later) before it returns; then the home file is synced when asked.
+int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
+    struct Target {
+        Slot slot;
+        Key key;
+        std::uint64_t generation;
+    };
+    std::vector<Target> targets;
+    {
+        std::lock_guard lock(mutex_);
+        for (Slot s = 0; s < lines_; ++s) {
+            const LineMeta& m = meta_[s];
+            if (m.valid && m.dirty && m.file == file_id) targets.push_back({s, m.key, m.generation});
+        }
+    }
+    while (!targets.empty()) {
+        std::vector<Slot> mine;
+        bool others = false;
+        {
+            std::lock_guard lock(mutex_);
+            std::erase_if(targets, [&](const Target& t) {
+                const LineMeta& m = meta_[t.slot];
+                return !m.valid || m.key != t.key || m.flushed_generation >= t.generation || !m.dirty;
+            });
+            for (const Target& t : targets) {
+                if (meta_[t.slot].flushing) others = true;
+                else mine.push_back(t.slot);
+            }
+        }
+        if (targets.empty()) break;
+        if (!mine.empty()) {
+            if (const int e = flush_slots(mine); e < 0) return e;
+        } else if (others) {
+            std::unique_lock lock(mutex_);
+            changed_.wait_for(lock, std::chrono::milliseconds(10));
+        }
+    }
+    if (!sync_home) return 0;
+    HomeFile* file;
+    {
+        std::shared_lock files(files_mutex_);
+        file = files_.at(file_id).get();
+    }
+    return file->io->fdatasync();
+}
+
+int Engine::fsync(int handle) {
+    HomeFile* file = file_of(handle);
+    if (file == nullptr) return -EBADF;
+    if (abandoned_) return -EIO;
+    return flush_file(file->id, true);
+}
+
+int Engine::flush_all() {
+    std::vector<std::uint32_t> ids;
+    {
+        std::shared_lock files(files_mutex_);
+        for (const auto& [id, f] : files_) ids.push_back(id);
+    }
+    int first = 0;
+    for (const std::uint32_t id : ids)
+        if (const int e = flush_file(id, true); e < 0 && first == 0) first = e;
+    return first;
+}
+
+void Engine::flusher_loop() {
+    const auto interval = std::chrono::duration<double>(std::clamp(config_.writeback_delay / 2, 0.005, 1.0));
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        flusher_wake_.wait_for(lock, interval);
+        while (!stopping_) {
+            const bool pressure = dirty_count_ * 2 > max_dirty_ || slot_waiters_ > 0;
+            const double ripe = now() - config_.writeback_delay;
+            std::vector<Slot> batch;
+            std::size_t skipped = 0;
+            while (!dirty_fifo_.empty() && batch.size() < std::max(1u, config_.queue_depth) &&
+                   skipped < dirty_fifo_.size()) {
+                const auto [slot, token] = dirty_fifo_.front();
+                const LineMeta& m = meta_[slot];
+                if (!m.valid || !m.dirty || m.dirty_token != token) { // cleaned since: stale entry
+                    dirty_fifo_.pop_front();
+                    continue;
+                }
+                if (!pressure && m.dirty_since > ripe) break; // the FIFO is oldest first
+                dirty_fifo_.pop_front();
+                if (m.flushing) { // someone else is writing it back; look again later
+                    dirty_fifo_.emplace_back(slot, token);
+                    ++skipped;
+                    continue;
+                }
+                batch.push_back(slot);
+                dirty_fifo_.emplace_back(slot, token); // dropped as stale once it is clean
+            }
+            if (batch.empty()) break;
+            lock.unlock();
+            const int e = flush_slots(batch);
+            flush_error_ = e;
+            lock.lock();
+            if (e < 0) break; // retry at the next interval; writers see flush_error_
+        }
+        if (!stopping_ && journal_->bytes() > journal_compaction_bytes) compact_journal_locked();
+    }
+}
+
+// With mutex_ held: replace the journal by the dirty lines it must still remember.
+int Engine::compact_journal_locked() {
+    if (const int e = cache_->fdatasync(); e < 0) return e; // every DIRTY record's data is durable
+    std::map<std::uint32_t, DirtyRecord> dirty;
+    for (Slot s = 0; s < lines_; ++s)
+        if (meta_[s].valid && meta_[s].dirty) dirty[s] = DirtyRecord{meta_[s].file, meta_[s].line};
+    const int e = journal_->rewrite(dirty);
+    if (e == 0)
+        for (LineMeta& m : meta_) m.clean_record = 0;
+    return e;
+}
+
+} // namespace iosig::tier::detail

@@ -1,0 +1,198 @@
+// The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, recovery, shutdown),
+// engine_data.cpp (the read/write paths and line allocation), engine_flush.cpp (write-back, fsync,
+// the flusher thread) and engine_prefetch.cpp (the prefetch buffer and its worker).
+//
+// Locking, outermost first: files_mutex_ (home files and handles) -> mutex_ (line table, policy,
+// index, dirty accounting, journal appends) -> the per-line shared_mutex (line data in the cache
+// file: shared for readers and write-back snapshots, exclusive for writers and fills). A line is
+// pinned (pins > 0) by every thread that holds or waits for its data lock; pinned lines are never
+// evicted, and a slot changes owner only while unpinned and clean.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <liburing.h>
+#include <map>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "../flat_map.hpp"
+#include "iosig/tier/engine.hpp"
+#include "journal.hpp"
+#include "staging.hpp"
+
+namespace iosig::tier::detail {
+
+inline constexpr unsigned line_bits = 40; // key = file id << 40 | line number
+
+struct LineMeta {
+    Key key = 0;
+    std::uint32_t file = 0;
+    std::uint64_t line = 0;
+    bool valid = false;            // holds the line's data (fill finished)
+    bool dirty = false;
+    bool flushing = false;         // a write-back has claimed it
+    std::uint32_t pins = 0;
+    std::uint64_t generation = 0;  // bumped by every write
+    std::uint64_t flushed_generation = 0; // generation contained in the last completed write-back
+    std::uint64_t dirty_token = 0; // identifies this dirty period in the flusher's FIFO
+    double dirty_since = 0;        // steady-clock seconds
+    std::uint64_t content_epoch = 0; // cache-file write epoch of its last fill (durable when synced)
+    std::int64_t clean_record = 0;   // journal sequence of its CLEAN record (must be durable before reuse)
+    bool in_free_list = true;
+};
+
+struct HomeFile {
+    std::uint32_t id = 0;
+    std::string path;
+    std::unique_ptr<File> io;
+    bool writable = false;
+    std::int64_t size = 0;      // logical size, cached writes included
+    std::int64_t home_size = 0; // size of the home file itself (lines beyond it need no fill)
+    std::uint32_t handles = 0;
+    std::atomic<std::uint64_t> write_generation{0}; // invalidates prefetches that raced a write
+    std::mutex append_mutex;
+};
+
+struct Handle {
+    std::uint32_t file = 0;
+    bool readable = false, writable = false;
+    // Sequential-stream detection for the bypass.
+    std::int64_t stream_end = -1;
+    std::uint64_t stream_bytes = 0;
+    std::unique_ptr<Prefetcher> prefetcher;
+    std::mutex mutex;
+};
+
+class Engine final : public TierCache {
+public:
+    explicit Engine(const TierConfig& config);
+    ~Engine() override;
+
+    int open_file(const std::filesystem::path& home, int flags, mode_t mode) override;
+    ssize_t pread(int handle, void* buffer, std::size_t count, off_t offset) override;
+    ssize_t pwrite(int handle, const void* buffer, std::size_t count, off_t offset) override;
+    ssize_t append(int handle, const void* buffer, std::size_t count) override;
+    int fsync(int handle) override;
+    int fdatasync(int handle) override { return fsync(handle); }
+    int ftruncate(int handle, off_t length) override;
+    off_t file_size(int handle) override;
+    int close(int handle) override;
+    int flush_all() override;
+    TierStats stats() const override;
+    RecoveryReport recovery() const override { return recovery_; }
+    void abandon() override;
+
+private:
+    // --- engine_open.cpp
+    void recover(const JournalState& state);
+    void start();
+    void stop_threads();
+    HomeFile* file_of(int handle, Handle** out = nullptr);
+
+    // --- engine_data.cpp
+    enum class Mode : std::uint8_t { read, write };
+    struct Lease {
+        Slot slot = 0;
+        Mode mode = Mode::read;
+        bool hit = false;
+    };
+    int acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fill, Lease& lease);
+    void release(const Lease& lease);
+    void unpin_locked(Slot slot); // with mutex_ held
+    int take_slot(std::unique_lock<std::mutex>& lock, Slot& slot);
+    int fill(HomeFile& file, std::uint64_t line, Slot slot);
+    int mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size);
+    int sync_cache();
+    bool bypass(Handle& handle, off_t offset, std::size_t count);
+    ssize_t write_range(Handle& handle, HomeFile& file, const char* buffer, std::size_t count, off_t offset);
+    void wait_for_dirty_room();
+
+    // --- engine_flush.cpp
+    int flush_slots(const std::vector<Slot>& slots);
+    int flush_file(std::uint32_t file, bool sync_home);
+    void flusher_loop();
+    int compact_journal_locked();
+
+    // --- engine_prefetch.cpp
+    void request_prefetch(Handle& handle, HomeFile& file, std::uint64_t line);
+    bool take_prefetched(Key key, char* destination, std::uint32_t file);
+    void invalidate_prefetched(Key key);
+    void drop_prefetched(std::uint32_t file);
+    void prefetch_loop();
+
+    static Key key_of(std::uint32_t file, std::uint64_t line) { return (Key(file) << line_bits) | line; }
+    double now() const;
+
+    TierConfig config_;
+    std::uint64_t line_size_ = 0;
+    std::uint64_t lines_ = 0;
+    std::uint64_t max_dirty_ = 0;
+    std::unique_ptr<File> cache_;
+    std::unique_ptr<Journal> journal_;
+    std::unique_ptr<StagingPool> staging_;
+    RecoveryReport recovery_;
+    bool abandoned_ = false;
+
+    // Home files and handles.
+    mutable std::shared_mutex files_mutex_;
+    std::map<std::uint32_t, std::unique_ptr<HomeFile>> files_;
+    std::map<std::string, std::uint32_t> file_ids_;
+    std::map<int, std::unique_ptr<Handle>> handles_;
+    std::uint32_t next_file_ = 1;
+    int next_handle_ = 0;
+
+    // The line table.
+    mutable std::mutex mutex_;
+    std::condition_variable changed_; // a line was unpinned, cleaned or filled
+    std::vector<LineMeta> meta_;
+    std::unique_ptr<std::shared_mutex[]> data_locks_;
+    FlatMap index_;
+    std::vector<Slot> free_;
+    std::unique_ptr<EvictionPolicy> policy_;
+    std::deque<std::pair<Slot, std::uint64_t>> dirty_fifo_;
+    std::uint64_t dirty_count_ = 0;
+    std::uint64_t dirty_tokens_ = 0;
+    std::size_t slot_waiters_ = 0;      // threads waiting in take_slot() for an evictable line
+    std::size_t scan_cursor_ = 0;       // where take_slot() looks for a victim the policy did not offer
+    std::atomic<int> flush_error_{0};   // last write-back failure (0: the last one succeeded)
+
+    // Cache-file durability: fills bump the write epoch; sync_cache() makes all of them durable.
+    std::atomic<std::uint64_t> cache_epoch_{0};
+    std::atomic<std::uint64_t> cache_synced_epoch_{0};
+    std::mutex cache_sync_mutex_;
+
+    // Write-back.
+    std::mutex ring_mutex_;
+    io_uring ring_{};
+    bool uring_ = false;
+    std::thread flusher_;
+    std::condition_variable flusher_wake_;
+    bool stopping_ = false;
+
+    // Prefetch.
+    struct Prefetched {
+        char* data = nullptr;
+        std::uint64_t issued = 0; // demand misses counter when it arrived
+    };
+    std::uint64_t prefetch_lines_ = 0;
+    std::unique_ptr<StagingPool> prefetch_pool_;
+    std::mutex prefetch_mutex_;
+    std::condition_variable prefetch_wake_;
+    std::deque<std::pair<std::uint32_t, std::uint64_t>> prefetch_queue_;
+    std::unordered_map<Key, Prefetched> prefetched_;
+    std::size_t prefetch_in_flight_ = 0;
+    std::uint64_t demand_misses_ = 0;
+    std::atomic<int> demand_in_flight_{0};
+    std::thread prefetcher_;
+    bool prefetch_stopping_ = false;
+
+    // Statistics.
+    std::atomic<std::uint64_t> read_hits_{0}, read_misses_{0}, write_hits_{0}, write_misses_{0}, fills_{0},
+        writebacks_{0}, evictions_{0}, bypassed_{0}, prefetches_{0}, prefetch_hits_{0}, journal_syncs_{0};
+};
+
+} // namespace iosig::tier::detail

@@ -1,0 +1,202 @@
+// File access and the fault injector (io.hpp).
+#include "iosig/tier/io.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <random>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace iosig::tier {
+namespace {
+
+constexpr std::size_t direct_alignment = 4096;
+
+} // namespace
+
+File::File(int fd, int buffered_fd, FileRole role, std::filesystem::path path, std::shared_ptr<IoFaults> faults)
+    : fd_(fd), buffered_fd_(buffered_fd), direct_(fd != buffered_fd), role_(role), path_(std::move(path)),
+      faults_(std::move(faults)) {}
+
+File::~File() {
+    if (direct_) ::close(buffered_fd_);
+    ::close(fd_);
+}
+
+std::unique_ptr<File> File::open(const std::filesystem::path& path, int flags, mode_t mode, FileRole role,
+                                 bool direct_io, std::shared_ptr<IoFaults> faults, int& error) {
+    flags |= O_CLOEXEC;
+    const int buffered = ::open(path.c_str(), flags, mode);
+    if (buffered < 0) {
+        error = errno;
+        return nullptr;
+    }
+    int fd = buffered;
+    if (direct_io) {
+        // A second descriptor so that aligned line IO can skip the page cache; O_CREAT/O_TRUNC
+        // already took effect on the first open.
+        const int direct = ::open(path.c_str(), (flags & ~(O_CREAT | O_TRUNC | O_EXCL)) | O_DIRECT);
+        if (direct >= 0) fd = direct; // EINVAL: the file system has no direct IO; stay buffered
+    }
+    error = 0;
+    return std::make_unique<File>(fd, buffered, role, path, std::move(faults));
+}
+
+bool File::aligned(const void* buffer, std::size_t count, off_t offset) const {
+    return reinterpret_cast<std::uintptr_t>(buffer) % direct_alignment == 0 && count % direct_alignment == 0 &&
+           offset % static_cast<off_t>(direct_alignment) == 0;
+}
+
+ssize_t File::pread(void* buffer, std::size_t count, off_t offset) {
+    const int fd = direct_ && aligned(buffer, count, offset) ? fd_ : buffered_fd_;
+    std::size_t done = 0;
+    while (done < count) {
+        const ssize_t n = ::pread(fd, static_cast<char*>(buffer) + done, count - done, offset + static_cast<off_t>(done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (n == 0) break;
+        done += static_cast<std::size_t>(n);
+    }
+    return static_cast<ssize_t>(done);
+}
+
+ssize_t File::pwrite(const void* buffer, std::size_t count, off_t offset) {
+    if (faults_) {
+        if (const int e = faults_->before_write(role_, path_, buffered_fd_, count, offset); e < 0) return e;
+    }
+    const int fd = direct_ && aligned(buffer, count, offset) ? fd_ : buffered_fd_;
+    std::size_t done = 0;
+    while (done < count) {
+        const ssize_t n =
+            ::pwrite(fd, static_cast<const char*>(buffer) + done, count - done, offset + static_cast<off_t>(done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return static_cast<ssize_t>(done);
+}
+
+int File::fdatasync() {
+    if (faults_) {
+        if (const int e = faults_->before_sync(role_); e < 0) return e;
+    }
+    if (::fdatasync(buffered_fd_) != 0) return -errno;
+    if (direct_ && ::fdatasync(fd_) != 0) return -errno;
+    if (faults_) faults_->after_sync(path_, buffered_fd_);
+    return 0;
+}
+
+int File::ftruncate(off_t length) {
+    if (faults_) {
+        if (const int e = faults_->before_write(role_, path_, buffered_fd_, 0, length); e < 0) return e;
+    }
+    return ::ftruncate(buffered_fd_, length) == 0 ? 0 : -errno;
+}
+
+off_t File::size() const {
+    struct stat st {};
+    if (::fstat(buffered_fd_, &st) != 0) return -errno;
+    return st.st_size;
+}
+
+int File::uring_fd() const { return faults_ ? -1 : fd_; }
+
+// ---------------------------------------------------------------------------------------------
+
+void IoFaults::fail_nth_write(std::uint64_t n, std::set<FileRole> roles) {
+    std::lock_guard lock(mutex_);
+    fail_at_ = n;
+    fail_roles_ = std::move(roles);
+    counted_ = 0;
+    failed_ = false;
+}
+
+void IoFaults::clear_failures() {
+    std::lock_guard lock(mutex_);
+    fail_at_ = 0;
+    failed_ = false;
+    fail_roles_.clear();
+}
+
+std::uint64_t IoFaults::writes(FileRole role) const {
+    std::lock_guard lock(mutex_);
+    const auto it = writes_.find(role);
+    return it == writes_.end() ? 0 : it->second;
+}
+
+int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int buffered_fd, std::size_t count,
+                           off_t offset) {
+    std::lock_guard lock(mutex_);
+    ++writes_[role];
+    if (fail_roles_.contains(role)) {
+        if (failed_) return -EIO;
+        if (fail_at_ != 0 && ++counted_ >= fail_at_) {
+            failed_ = true;
+            return -EIO;
+        }
+    }
+    Volatile& v = volatile_[path];
+    struct stat st {};
+    const off_t size = ::fstat(buffered_fd, &st) == 0 ? st.st_size : 0;
+    if (v.synced_size < 0) v.synced_size = size;
+    Undo undo{offset, {}};
+    if (count == 0) { // ftruncate(offset): remember the bytes a shrink removes
+        undo.offset = std::min(offset, size);
+        count = static_cast<std::size_t>(std::max<off_t>(0, size - offset));
+    }
+    if (undo.offset < size) {
+        undo.old_bytes.resize(std::min<std::size_t>(count, static_cast<std::size_t>(size - undo.offset)));
+        const ssize_t n = ::pread(buffered_fd, undo.old_bytes.data(), undo.old_bytes.size(), undo.offset);
+        undo.old_bytes.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    }
+    v.undo.push_back(std::move(undo));
+    return 0;
+}
+
+int IoFaults::before_sync(FileRole role) {
+    std::lock_guard lock(mutex_);
+    return failed_ && fail_roles_.contains(role) ? -EIO : 0;
+}
+
+void IoFaults::after_sync(const std::filesystem::path& path, int buffered_fd) {
+    std::lock_guard lock(mutex_);
+    Volatile& v = volatile_[path];
+    v.undo.clear();
+    struct stat st {};
+    v.synced_size = ::fstat(buffered_fd, &st) == 0 ? st.st_size : 0;
+}
+
+void IoFaults::crash(std::uint64_t seed) {
+    std::lock_guard lock(mutex_);
+    std::mt19937_64 rng(seed);
+    for (auto& [path, v] : volatile_) {
+        if (v.undo.empty()) continue;
+        const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd < 0) continue;
+        for (auto it = v.undo.rbegin(); it != v.undo.rend(); ++it) {
+            // Each 4 KiB block of the write independently did or did not reach the disk.
+            for (std::size_t at = 0; at < it->old_bytes.size();) {
+                const off_t abs = it->offset + static_cast<off_t>(at);
+                const std::size_t block_end = static_cast<std::size_t>((abs / 4096 + 1) * 4096 - it->offset);
+                const std::size_t end = std::min(block_end, it->old_bytes.size());
+                if (rng() & 1) {
+                    [[maybe_unused]] const ssize_t n = ::pwrite(fd, it->old_bytes.data() + at, end - at, abs);
+                }
+                at = end;
+            }
+        }
+        struct stat st {};
+        if ((rng() & 1) && ::fstat(fd, &st) == 0 && st.st_size > v.synced_size) {
+            [[maybe_unused]] const int r = ::ftruncate(fd, v.synced_size);
+        }
+        ::close(fd);
+        v = Volatile{};
+    }
+}
+
+} // namespace iosig::tier

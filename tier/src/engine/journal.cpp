@@ -1,0 +1,258 @@
+// The metadata journal (journal.hpp).
+#include "journal.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <stdexcept>
+#include <sys/file.h>
+#include <unistd.h>
+#include <vector>
+#include <zlib.h>
+
+namespace iosig::tier::detail {
+namespace {
+
+enum Type : std::uint16_t { header = 1, file = 2, dirty = 3, clean = 4, size = 5, truncate = 6 };
+constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
+constexpr std::uint32_t version = 1;
+constexpr std::size_t head = 8; // crc + type + length
+
+#pragma pack(push, 1)
+struct HeaderPayload {
+    std::uint64_t magic, line_size, slots;
+    std::uint32_t version;
+};
+struct DirtyPayload {
+    std::uint32_t slot, file;
+    std::uint64_t line;
+    std::int64_t size;
+};
+struct SizePayload {
+    std::uint32_t file;
+    std::int64_t size;
+};
+#pragma pack(pop)
+
+std::uint32_t checksum(const char* data, std::size_t n) {
+    return static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data), static_cast<uInt>(n)));
+}
+
+template <class T>
+T load(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+} // namespace
+
+Journal::Journal(const std::filesystem::path& path, std::shared_ptr<IoFaults> faults) : path_(path), faults_(faults) {
+    int error = 0;
+    file_ = File::open(path, O_RDWR | O_CREAT, 0600, FileRole::journal, false, std::move(faults), error);
+    if (!file_) throw std::runtime_error(fmt::format("{}: cannot open the tier journal: {}", path.string(), std::strerror(error)));
+    // The lock is on a file of its own: rewrite() replaces the journal's inode.
+    lock_fd_ = ::open((path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+        if (lock_fd_ >= 0) ::close(lock_fd_);
+        throw std::runtime_error(fmt::format("{}: the tier cache is in use by another process", path.string()));
+    }
+    const off_t n = file_->size();
+    end_ = n > 0 ? static_cast<std::uint64_t>(n) : 0;
+}
+
+Journal::~Journal() { ::close(lock_fd_); }
+
+JournalState Journal::replay() {
+    JournalState state;
+    const off_t n = file_->size();
+    if (n <= 0) return state;
+    std::vector<char> bytes(static_cast<std::size_t>(n));
+    const ssize_t got = file_->pread(bytes.data(), bytes.size(), 0);
+    if (got < 0) throw std::runtime_error(fmt::format("{}: cannot read the journal: {}", path_.string(), std::strerror(static_cast<int>(-got))));
+    bytes.resize(static_cast<std::size_t>(got));
+    std::size_t at = 0;
+    while (at + head <= bytes.size()) {
+        const auto crc = load<std::uint32_t>(&bytes[at]);
+        const auto type = load<std::uint16_t>(&bytes[at + 4]);
+        const auto length = load<std::uint16_t>(&bytes[at + 6]);
+        if (at + head + length > bytes.size() || checksum(&bytes[at + 4], 4u + length) != crc) {
+            state.torn_tail = true;
+            break;
+        }
+        const char* p = &bytes[at + head];
+        if (type == header && length == sizeof(HeaderPayload)) {
+            const auto h = load<HeaderPayload>(p);
+            if (h.magic != magic || h.version != version) break;
+            state = JournalState{};
+            state.valid = true;
+            state.line_size = h.line_size;
+            state.slots = h.slots;
+        } else if (!state.valid) {
+            break; // records before a header: not ours
+        } else if (type == file && length >= 4) {
+            state.files[load<std::uint32_t>(p)] = std::string(p + 4, length - 4u);
+        } else if (type == dirty && length == sizeof(DirtyPayload)) {
+            const auto d = load<DirtyPayload>(p);
+            state.dirty[d.slot] = DirtyRecord{d.file, d.line};
+            auto& s = state.sizes[d.file];
+            s = std::max(s, d.size);
+        } else if (type == clean && length == 4) {
+            state.dirty.erase(load<std::uint32_t>(p));
+        } else if (type == size && length == sizeof(SizePayload)) {
+            const auto s = load<SizePayload>(p);
+            auto& current = state.sizes[s.file];
+            current = std::max(current, s.size);
+        } else if (type == truncate && length == sizeof(SizePayload)) {
+            const auto s = load<SizePayload>(p);
+            state.sizes[s.file] = s.size;
+            state.truncated[s.file] = s.size;
+        }
+        ++state.records;
+        at += head + length;
+    }
+    if (at != bytes.size()) state.torn_tail = true;
+    return state;
+}
+
+int Journal::reset(std::uint64_t line_size, std::uint64_t slots) {
+    {
+        std::lock_guard lock(append_mutex_);
+        if (const int e = file_->ftruncate(0); e < 0) return e;
+        end_ = 0;
+        line_size_ = line_size;
+        slots_ = slots;
+        files_.clear();
+        sizes_.clear();
+    }
+    const HeaderPayload h{magic, line_size, slots, version};
+    const std::int64_t seq = append(header, &h, sizeof h);
+    if (seq < 0) return static_cast<int>(seq);
+    return sync_to(seq);
+}
+
+std::int64_t Journal::append(std::uint16_t type, const void* payload, std::uint16_t length) {
+    std::lock_guard lock(append_mutex_);
+    return append_locked(type, payload, length);
+}
+
+std::int64_t Journal::append_locked(std::uint16_t type, const void* payload, std::uint16_t length) {
+    std::vector<char> record(head + length);
+    std::memcpy(&record[4], &type, 2);
+    std::memcpy(&record[6], &length, 2);
+    std::memcpy(&record[head], payload, length);
+    const std::uint32_t crc = checksum(&record[4], 4u + length);
+    std::memcpy(&record[0], &crc, 4);
+    const ssize_t n = file_->pwrite(record.data(), record.size(), static_cast<off_t>(end_));
+    if (n < 0) return n;
+    end_ += record.size();
+    return ++appended_;
+}
+
+std::int64_t Journal::append_file(std::uint32_t id, const std::string& path) {
+    {
+        std::lock_guard lock(append_mutex_);
+        files_[id] = path;
+    }
+    std::vector<char> payload(4 + path.size());
+    std::memcpy(payload.data(), &id, 4);
+    std::memcpy(payload.data() + 4, path.data(), path.size());
+    return append(file, payload.data(), static_cast<std::uint16_t>(payload.size()));
+}
+
+std::int64_t Journal::append_dirty(std::uint32_t slot, std::uint32_t file_id, std::uint64_t line, std::int64_t file_size) {
+    const DirtyPayload d{slot, file_id, line, file_size};
+    {
+        std::lock_guard lock(append_mutex_);
+        sizes_[file_id] = file_size;
+    }
+    return append(dirty, &d, sizeof d);
+}
+
+std::int64_t Journal::append_clean(std::uint32_t slot) { return append(clean, &slot, 4); }
+
+std::int64_t Journal::append_size(std::uint32_t file_id, std::int64_t file_size) {
+    const SizePayload s{file_id, file_size};
+    {
+        std::lock_guard lock(append_mutex_);
+        sizes_[file_id] = file_size;
+    }
+    return append(size, &s, sizeof s);
+}
+
+std::int64_t Journal::append_truncate(std::uint32_t file_id, std::int64_t file_size) {
+    const SizePayload s{file_id, file_size};
+    {
+        std::lock_guard lock(append_mutex_);
+        sizes_[file_id] = file_size;
+    }
+    return append(truncate, &s, sizeof s);
+}
+
+int Journal::sync_locked() {
+    std::int64_t target;
+    {
+        std::lock_guard lock(append_mutex_);
+        target = appended_;
+    }
+    if (const int e = file_->fdatasync(); e < 0) return e;
+    synced_ = std::max(synced_, target);
+    return 0;
+}
+
+int Journal::rewrite(const std::map<std::uint32_t, DirtyRecord>& dirty_lines) {
+    std::lock_guard sync(sync_mutex_);
+    std::lock_guard lock(append_mutex_);
+    const std::filesystem::path fresh = path_.string() + ".new";
+    int error = 0;
+    auto next = File::open(fresh, O_RDWR | O_CREAT | O_TRUNC, 0600, FileRole::journal, false, faults_, error);
+    if (!next) return -error;
+    std::swap(file_, next);
+    const std::uint64_t old_end = end_;
+    end_ = 0;
+    auto restore = [&](int e) {
+        std::swap(file_, next);
+        end_ = old_end;
+        std::filesystem::remove(fresh);
+        return e;
+    };
+    const HeaderPayload h{magic, line_size_, slots_, version};
+    if (const auto r = append_locked(header, &h, sizeof h); r < 0) return restore(static_cast<int>(r));
+    for (const auto& [id, name] : files_) {
+        std::vector<char> payload(4 + name.size());
+        std::memcpy(payload.data(), &id, 4);
+        std::memcpy(payload.data() + 4, name.data(), name.size());
+        if (const auto r = append_locked(file, payload.data(), static_cast<std::uint16_t>(payload.size())); r < 0)
+            return restore(static_cast<int>(r));
+    }
+    for (const auto& [slot, line] : dirty_lines) {
+        const auto it = sizes_.find(line.file);
+        const DirtyPayload d{slot, line.file, line.line, it == sizes_.end() ? 0 : it->second};
+        if (const auto r = append_locked(dirty, &d, sizeof d); r < 0) return restore(static_cast<int>(r));
+    }
+    if (const int e = file_->fdatasync(); e < 0) return restore(e);
+    std::error_code ec;
+    std::filesystem::rename(fresh, path_, ec);
+    if (ec) return restore(-ec.value());
+    // Make the rename durable: sync the directory.
+    const int dir = ::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+    synced_ = appended_;
+    return 0;
+}
+
+std::int64_t Journal::appended() const {
+    std::lock_guard lock(append_mutex_);
+    return appended_;
+}
+
+std::uint64_t Journal::bytes() const {
+    std::lock_guard lock(append_mutex_);
+    return end_;
+}
+
+} // namespace iosig::tier::detail

@@ -1,0 +1,99 @@
+// The metadata journal beside the cache file (<cache file>.journal): an append-only log of which
+// slot holds which dirty line of which home file, so that recovery after a crash finds every dirty
+// line still in the cache file and writes it home (docs/tier.md, "Durability and recovery").
+//
+// Records: {u32 crc32(type..payload), u16 type, u16 length, payload}. Replay stops at the first
+// record whose length or checksum is wrong (a torn append at the moment of the crash).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "iosig/tier/io.hpp"
+
+namespace iosig::tier::detail {
+
+struct DirtyRecord {
+    std::uint32_t file = 0;
+    std::uint64_t line = 0;
+};
+
+// What a replay found.
+struct JournalState {
+    bool valid = false; // a header was found
+    std::uint64_t line_size = 0;
+    std::uint64_t slots = 0;
+    std::map<std::uint32_t, std::string> files;      // id -> home path
+    std::map<std::uint32_t, DirtyRecord> dirty;      // slot -> line, for slots whose last record is DIRTY
+    std::map<std::uint32_t, std::int64_t> sizes;     // file -> logical size (largest after the last truncate)
+    std::map<std::uint32_t, std::int64_t> truncated; // file -> length of its last truncate
+    std::uint64_t records = 0;
+    bool torn_tail = false;
+};
+
+class Journal {
+public:
+    // Opens (creating if needed) and locks the journal; throws std::runtime_error naming the file
+    // when it cannot be opened or another process holds it.
+    Journal(const std::filesystem::path& path, std::shared_ptr<IoFaults> faults);
+    ~Journal();
+
+    JournalState replay();
+    // Starts an empty journal for a cache of this geometry (durable when it returns 0).
+    int reset(std::uint64_t line_size, std::uint64_t slots);
+
+    // Appends; returns the record's sequence number, or -errno. Not durable until sync_to().
+    std::int64_t append_file(std::uint32_t id, const std::string& path);
+    std::int64_t append_dirty(std::uint32_t slot, std::uint32_t file, std::uint64_t line, std::int64_t size);
+    std::int64_t append_clean(std::uint32_t slot);
+    std::int64_t append_size(std::uint32_t file, std::int64_t size);
+    std::int64_t append_truncate(std::uint32_t file, std::int64_t size);
+
+    // Makes every record up to `sequence` durable (group commit: one fdatasync covers all appends
+    // made before it). `before` runs first, under the commit lock (the engine syncs the cache file
+    // there when a DIRTY record must not reach the disk before the line's data).
+    template <class Before>
+    int sync_to(std::int64_t sequence, Before&& before);
+    int sync_to(std::int64_t sequence) {
+        return sync_to(sequence, [] { return 0; });
+    }
+    // Replaces the journal, atomically (write beside, sync, rename), by one that holds only the
+    // header, the files, their sizes and the given dirty lines. Every record appended so far is
+    // durable when it returns 0.
+    int rewrite(const std::map<std::uint32_t, DirtyRecord>& dirty);
+    std::int64_t appended() const;
+    std::uint64_t bytes() const;
+
+private:
+    std::int64_t append(std::uint16_t type, const void* payload, std::uint16_t length);
+    std::int64_t append_locked(std::uint16_t type, const void* payload, std::uint16_t length);
+    int sync_locked();
+
+    std::filesystem::path path_;
+    std::unique_ptr<File> file_;
+    int lock_fd_ = -1; // flock: one engine per cache file
+    mutable std::mutex append_mutex_;
+    std::mutex sync_mutex_;
+    std::uint64_t end_ = 0;
+    std::shared_ptr<IoFaults> faults_;
+    std::uint64_t line_size_ = 0, slots_ = 0;
+    std::map<std::uint32_t, std::string> files_;  // every FILE record appended
+    std::map<std::uint32_t, std::int64_t> sizes_; // the latest size each file was journaled with
+    std::int64_t appended_ = 0;
+    std::int64_t synced_ = 0;
+};
+
+template <class Before>
+int Journal::sync_to(std::int64_t sequence, Before&& before) {
+    std::lock_guard lock(sync_mutex_);
+    if (synced_ >= sequence) return 0;
+    if (const int e = before(); e < 0) return e;
+    return sync_locked();
+}
+
+} // namespace iosig::tier::detail

@@ -1,0 +1,89 @@
+// The queueing model (queueing.hpp).
+#include "iosig/tier/queueing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <stdexcept>
+
+namespace iosig::tier {
+
+CompletionTime completion_time(const std::vector<ProcessLoad>& processes, const TierRates& rates) {
+    if (rates.tier1_read <= 0 || rates.tier1_write <= 0 || rates.tier2 <= 0)
+        throw std::invalid_argument("service rates must be > 0");
+    CompletionTime t;
+    for (const ProcessLoad& p : processes) {
+        const double hit = static_cast<double>(p.reads) / rates.tier1_read +
+                           static_cast<double>(p.writes) / rates.tier1_write;          // Eq. 1
+        const double miss = static_cast<double>(p.tier2_requests) / rates.tier2;       // Eq. 2
+        t.hit.push_back(hit);
+        t.miss.push_back(miss);
+        t.process.push_back(std::max(hit, miss));                                      // Eq. 3
+        t.seconds = std::max(t.seconds, t.process.back());                             // Eq. 4
+    }
+    return t;
+}
+
+double expected_service_time(double miss_ratio, double mean_tier1_rate, double tier2_rate) {
+    return (1 - miss_ratio) / mean_tier1_rate + miss_ratio / tier2_rate; // Eq. 5
+}
+
+std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio, double mean_tier1_rate,
+                                       double tier2_rate, unsigned servers) {
+    if (servers == 0) throw std::invalid_argument("the hit queue needs at least one server");
+    Equilibrium e;
+    // The k-server queue sees hits and the misses coming back from tier 2 (Sec. 5).
+    const double arrivals1 = (1 - miss_ratio) * arrival_rate + std::min(tier2_rate, miss_ratio * arrival_rate);
+    e.rho1 = arrivals1 / mean_tier1_rate;
+    e.rho2 = miss_ratio * arrival_rate / tier2_rate;
+    const double k = servers;
+    if (e.rho1 >= k || e.rho2 >= 1) return std::nullopt;
+    // P0 of M/M/k with offered load a = rho1 (in Erlangs).
+    const double a = e.rho1;
+    double sum = 0, term = 1;
+    for (unsigned n = 0; n < servers; ++n) {
+        if (n > 0) term *= a / n;
+        sum += term;
+    }
+    const double last = term * a / k; // a^k / k!
+    const double p0 = 1 / (sum + last * k / (k - a));
+    double factorial = 1;
+    for (unsigned n = 2; n < servers; ++n) factorial *= n;
+    e.l1 = p0 * std::pow(a, k + 1) / (factorial * (k - a) * (k - a)); // Eq. 6
+    e.w1 = arrivals1 > 0 ? e.l1 / arrivals1 : 0;
+    e.l2 = e.rho2 * e.rho2 / (1 - e.rho2); // Eq. 7
+    e.w2 = miss_ratio * arrival_rate > 0 ? e.l2 / (miss_ratio * arrival_rate) : 0;
+    return e;
+}
+
+double service_rate(const Device& device, std::uint64_t bytes, bool read, bool random) {
+    const Performance& p = device.performance;
+    double bw = read ? (random && p.rand_read_bw > 0 ? p.rand_read_bw : p.seq_read_bw)
+                     : (random && p.rand_write_bw > 0 ? p.rand_write_bw : p.seq_write_bw);
+    if (bw <= 0) throw std::invalid_argument(fmt::format("device '{}' has no {} bandwidth", device.name, read ? "read" : "write"));
+    double seconds = p.op_latency + static_cast<double>(bytes) / bw;
+    if (random && device.rotational) seconds += p.seek_latency;
+    double rate = seconds > 0 ? 1 / seconds : std::numeric_limits<double>::infinity();
+    if (p.max_iops > 0) rate = std::min(rate, p.max_iops);
+    return rate;
+}
+
+TierRates tier_rates(const Node& node, const std::string& fast_mount, const std::string& slow_mount,
+                     std::uint64_t line_size, bool random) {
+    auto device_of = [&](const std::string& path) -> const Device& {
+        const Mount* m = node.find_mount(path);
+        if (m == nullptr) throw std::invalid_argument(fmt::format("node '{}' has no mount '{}'", node.name, path));
+        const Device* d = node.find_device(m->device);
+        if (d == nullptr)
+            throw std::invalid_argument(fmt::format("mount '{}' names device '{}', which the node does not define",
+                                                    path, m->device));
+        return *d;
+    };
+    const Device& fast = device_of(fast_mount);
+    const Device& slow = device_of(slow_mount);
+    return TierRates{service_rate(fast, line_size, true, random), service_rate(fast, line_size, false, random),
+                     service_rate(slow, line_size, true, random)};
+}
+
+} // namespace iosig::tier

@@ -1,0 +1,64 @@
+// A scratch directory (tmpfs when available, so fsync costs nothing) and helpers for engine tests.
+#pragma once
+
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "iosig/tier/engine.hpp"
+
+namespace iosig::tier::test_support {
+
+class ScratchDir {
+public:
+    ScratchDir() {
+        const std::filesystem::path base =
+            std::filesystem::exists("/dev/shm") ? std::filesystem::path("/dev/shm") : std::filesystem::temp_directory_path();
+        std::random_device rd;
+        path_ = base / ("iosig-tier-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+        std::filesystem::create_directories(path_);
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    const std::filesystem::path& path() const { return path_; }
+    std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    std::filesystem::path path_;
+};
+
+inline std::vector<char> read_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+inline void write_file(const std::filesystem::path& p, const std::vector<char>& data) {
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+
+inline std::vector<char> pattern(std::size_t n, unsigned seed) {
+    std::vector<char> v(n);
+    std::mt19937 rng(seed);
+    for (char& c : v) c = static_cast<char>(rng());
+    return v;
+}
+
+inline TierConfig small_config(const ScratchDir& dir, std::uint64_t lines = 16, std::uint64_t line_size = 4096) {
+    TierConfig c;
+    c.cache_file = dir / "cache.tier";
+    c.cache_size = lines * line_size;
+    c.line_size = line_size;
+    c.policy = "lru";
+    c.writeback_delay = 3600; // tests decide when data goes home
+    c.sequential_cutoff = 0;
+    return c;
+}
+
+} // namespace iosig::tier::test_support

@@ -1,0 +1,286 @@
+// The engine's contract (engine.hpp, docs/tier.md "Durability contract") on real files.
+#include <cerrno>
+#include <cstring>
+#include <gtest/gtest.h>
+
+#include "engine_fixture.hpp"
+
+namespace iosig::tier {
+namespace {
+
+using test_support::pattern;
+using test_support::read_file;
+using test_support::ScratchDir;
+using test_support::small_config;
+using test_support::write_file;
+
+std::vector<char> read_all(TierCache& tier, int h) {
+    std::vector<char> v(static_cast<std::size_t>(tier.file_size(h)));
+    EXPECT_EQ(tier.pread(h, v.data(), v.size(), 0), static_cast<ssize_t>(v.size()));
+    return v;
+}
+
+TEST(Engine, WritesStayInTheCacheUntilFsyncThenReachTheHomeFile) {
+    ScratchDir dir;
+    auto tier = TierCache::open(small_config(dir));
+    const auto home = dir / "home.dat";
+    const int h = tier->open_file(home, O_RDWR | O_CREAT);
+    ASSERT_GE(h, 0);
+    const auto data = pattern(10000, 1);
+    ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0), 10000);
+    EXPECT_EQ(tier->file_size(h), 10000);
+    EXPECT_EQ(read_all(*tier, h), data);
+    EXPECT_TRUE(read_file(home).empty()) << "write-back: nothing goes home before it is due";
+    EXPECT_EQ(tier->stats().dirty_lines, 3u);
+    ASSERT_EQ(tier->fsync(h), 0);
+    EXPECT_EQ(read_file(home), data);
+    EXPECT_EQ(tier->stats().dirty_lines, 0u);
+    EXPECT_EQ(tier->stats().writebacks, 3u);
+}
+
+TEST(Engine, ReadsExistingDataAndServesRepeatsFromTheCache) {
+    ScratchDir dir;
+    const auto home = dir / "in.dat";
+    const auto data = pattern(5 * 4096 + 123, 2);
+    write_file(home, data);
+    auto tier = TierCache::open(small_config(dir));
+    const int h = tier->open_file(home, O_RDONLY);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(read_all(*tier, h), data);
+    EXPECT_EQ(read_all(*tier, h), data);
+    const TierStats s = tier->stats();
+    EXPECT_EQ(s.read_misses, 6u);
+    EXPECT_EQ(s.read_hits, 6u);
+    EXPECT_EQ(s.fills, 6u);
+    char byte;
+    EXPECT_EQ(tier->pread(h, &byte, 1, 1 << 20), 0) << "past the end";
+    EXPECT_EQ(tier->pwrite(h, "x", 1, 0), -EBADF) << "read-only handle";
+    EXPECT_EQ(tier->pread(99, &byte, 1, 0), -EBADF);
+}
+
+TEST(Engine, PartialWritesMergeWithTheHomeData) {
+    ScratchDir dir;
+    const auto home = dir / "merge.dat";
+    auto expected = pattern(3 * 4096, 3);
+    write_file(home, expected);
+    auto tier = TierCache::open(small_config(dir));
+    const int h = tier->open_file(home, O_RDWR);
+    const auto patch = pattern(5000, 4);
+    ASSERT_EQ(tier->pwrite(h, patch.data(), patch.size(), 3000), 5000);
+    std::copy(patch.begin(), patch.end(), expected.begin() + 3000);
+    EXPECT_EQ(read_all(*tier, h), expected);
+    ASSERT_EQ(tier->close(h), 0);
+    EXPECT_EQ(read_file(home), expected) << "close writes the dirty lines home";
+}
+
+TEST(Engine, EvictionWritesDirtyLinesBackAndKeepsEveryByte) {
+    ScratchDir dir;
+    auto config = small_config(dir, 8);
+    config.writeback_delay = 0.01;
+    auto tier = TierCache::open(config);
+    const auto home = dir / "big.dat";
+    const int h = tier->open_file(home, O_RDWR | O_CREAT);
+    std::vector<char> reference(64 * 4096, 0);
+    std::mt19937 rng(5);
+    for (int i = 0; i < 500; ++i) {
+        const std::size_t off = rng() % (reference.size() - 3000), len = 1 + rng() % 3000;
+        const auto chunk = pattern(len, static_cast<unsigned>(i));
+        ASSERT_EQ(tier->pwrite(h, chunk.data(), len, static_cast<off_t>(off)), static_cast<ssize_t>(len));
+        std::copy(chunk.begin(), chunk.end(), reference.begin() + static_cast<std::ptrdiff_t>(off));
+    }
+    reference.resize(static_cast<std::size_t>(tier->file_size(h)));
+    EXPECT_EQ(read_all(*tier, h), reference);
+    EXPECT_GT(tier->stats().evictions, 0u);
+    ASSERT_EQ(tier->fsync(h), 0);
+    EXPECT_EQ(read_file(home), reference);
+}
+
+TEST(Engine, EveryOnlinePolicyDrivesTheEngine) {
+    for (const char* policy : {"lru", "lfu", "random", "arc", "ws", "lecar"}) {
+        ScratchDir dir;
+        auto config = small_config(dir, 8);
+        config.policy = policy;
+        auto tier = TierCache::open(config);
+        const int h = tier->open_file(dir / "p.dat", O_RDWR | O_CREAT);
+        std::vector<char> reference(32 * 4096, 0);
+        std::mt19937 rng(7);
+        for (int i = 0; i < 300; ++i) {
+            const std::size_t line = rng() % 32, len = 1 + rng() % 4096;
+            const std::size_t off = line * 4096 + rng() % (4096 - len + 1);
+            const auto chunk = pattern(len, static_cast<unsigned>(i));
+            if (rng() % 3 == 0) {
+                std::vector<char> got(len);
+                const ssize_t n = tier->pread(h, got.data(), len, static_cast<off_t>(off));
+                ASSERT_GE(n, 0);
+                const std::size_t valid = std::min<std::size_t>(static_cast<std::size_t>(n), len);
+                EXPECT_TRUE(std::equal(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(valid),
+                                       reference.begin() + static_cast<std::ptrdiff_t>(off)))
+                    << policy;
+            } else {
+                ASSERT_EQ(tier->pwrite(h, chunk.data(), len, static_cast<off_t>(off)), static_cast<ssize_t>(len));
+                std::copy(chunk.begin(), chunk.end(), reference.begin() + static_cast<std::ptrdiff_t>(off));
+            }
+        }
+        ASSERT_EQ(tier->close(h), 0) << policy;
+        auto home = read_file(dir / "p.dat");
+        reference.resize(home.size());
+        EXPECT_EQ(home, reference) << policy;
+    }
+}
+
+TEST(Engine, CleanShutdownLeavesNothingToRecover) {
+    ScratchDir dir;
+    {
+        auto tier = TierCache::open(small_config(dir));
+        const int h = tier->open_file(dir / "a.dat", O_RDWR | O_CREAT);
+        ASSERT_EQ(tier->pwrite(h, "hello", 5, 0), 5);
+    }
+    EXPECT_EQ(read_file(dir / "a.dat"), std::vector<char>({'h', 'e', 'l', 'l', 'o'}));
+    auto tier = TierCache::open(small_config(dir));
+    EXPECT_TRUE(tier->recovery().journal_found);
+    EXPECT_EQ(tier->recovery().dirty_lines, 0u);
+}
+
+TEST(Engine, RecoveryWritesHomeWhatACrashLeftDirty) {
+    ScratchDir dir;
+    const auto data = pattern(20000, 9);
+    auto config = small_config(dir);
+    config.max_dirty_lines = 16; // nothing forces a write-back before the crash
+    {
+        auto tier = TierCache::open(config);
+        const int h = tier->open_file(dir / "crash.dat", O_RDWR | O_CREAT);
+        ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0), 20000);
+        tier->abandon(); // the process dies: nothing written home
+    }
+    EXPECT_TRUE(read_file(dir / "crash.dat").empty());
+    auto tier = TierCache::open(config);
+    EXPECT_EQ(tier->recovery().dirty_lines, 5u);
+    EXPECT_EQ(tier->recovery().lines_written_home, 5u);
+    EXPECT_EQ(read_file(dir / "crash.dat"), data);
+}
+
+TEST(Engine, AnotherEngineCannotOpenACacheInUse) {
+    ScratchDir dir;
+    auto tier = TierCache::open(small_config(dir));
+    try {
+        TierCache::open(small_config(dir));
+        FAIL() << "opened a cache file another engine holds";
+    } catch (const TierError& e) {
+        EXPECT_NE(std::string(e.what()).find("in use by another process"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Engine, BadConfigurationIsRejectedWithTheReason) {
+    ScratchDir dir;
+    auto config = small_config(dir);
+    config.line_size = 3000;
+    EXPECT_THROW(TierCache::open(config), TierError);
+    config = small_config(dir);
+    config.policy = "belady";
+    try {
+        TierCache::open(config);
+        FAIL();
+    } catch (const TierError& e) {
+        EXPECT_STREQ(e.what(), "policy 'belady' needs the future of the trace; the engine cannot use it");
+    }
+    config = small_config(dir);
+    config.cache_size = 4096;
+    EXPECT_THROW(TierCache::open(config), TierError);
+}
+
+TEST(Engine, TruncateShrinksAndZeroFillsWhenGrowingAgain) {
+    ScratchDir dir;
+    auto tier = TierCache::open(small_config(dir));
+    const int h = tier->open_file(dir / "t.dat", O_RDWR | O_CREAT);
+    const auto data = pattern(3 * 4096, 11);
+    ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0), 3 * 4096);
+    ASSERT_EQ(tier->ftruncate(h, 5000), 0);
+    EXPECT_EQ(tier->file_size(h), 5000);
+    ASSERT_EQ(tier->ftruncate(h, 9000), 0);
+    auto got = read_all(*tier, h);
+    ASSERT_EQ(got.size(), 9000u);
+    EXPECT_TRUE(std::equal(got.begin(), got.begin() + 5000, data.begin()));
+    EXPECT_TRUE(std::all_of(got.begin() + 5000, got.end(), [](char c) { return c == 0; }));
+    ASSERT_EQ(tier->fsync(h), 0);
+    EXPECT_EQ(read_file(dir / "t.dat"), got);
+}
+
+TEST(Engine, AppendWritesAtTheEnd) {
+    ScratchDir dir;
+    auto tier = TierCache::open(small_config(dir));
+    const int h = tier->open_file(dir / "log.dat", O_RDWR | O_CREAT | O_TRUNC);
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(tier->append(h, "0123456789", 10), 10);
+    EXPECT_EQ(tier->file_size(h), 10000);
+    ASSERT_EQ(tier->close(h), 0);
+    const auto home = read_file(dir / "log.dat");
+    ASSERT_EQ(home.size(), 10000u);
+    EXPECT_EQ(std::string(home.begin() + 9990, home.end()), "0123456789");
+}
+
+TEST(Engine, DirtyLinesStayBoundedWhileWriting) {
+    ScratchDir dir;
+    auto config = small_config(dir, 64);
+    config.max_dirty_lines = 4;
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(dir / "bound.dat", O_RDWR | O_CREAT);
+    const auto line = pattern(4096, 12);
+    for (int i = 0; i < 64; ++i) {
+        ASSERT_EQ(tier->pwrite(h, line.data(), 4096, static_cast<off_t>(i) * 4096), 4096);
+        EXPECT_LE(tier->stats().dirty_lines, 5u) << "after line " << i;
+    }
+    EXPECT_GE(tier->stats().writebacks, 59u) << "the flusher made room despite the long write-back delay";
+}
+
+TEST(Engine, SequentialStreamsBypassTheCacheCoherently) {
+    ScratchDir dir;
+    const auto home = dir / "stream.dat";
+    auto data = pattern(64 * 4096, 13);
+    write_file(home, data);
+    auto config = small_config(dir, 8);
+    config.sequential_cutoff = 8 * 4096;
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(home, O_RDWR);
+    // A dirty cached line in the middle of the stream: the bypass must still return it.
+    ASSERT_EQ(tier->pwrite(h, "CACHED", 6, 40 * 4096), 6);
+    std::copy_n("CACHED", 6, data.begin() + 40 * 4096);
+    std::vector<char> got(data.size());
+    for (std::size_t off = 0; off < got.size(); off += 16384)
+        ASSERT_EQ(tier->pread(h, got.data() + off, 16384, static_cast<off_t>(off)), 16384);
+    EXPECT_EQ(got, data);
+    const TierStats s = tier->stats();
+    EXPECT_GT(s.bypassed_bytes, 40u * 4096);
+    EXPECT_LT(s.read_misses, 16u) << "most of the stream did not go through the cache";
+}
+
+TEST(Engine, PrefetchedLinesArePromotedOnUse) {
+    ScratchDir dir;
+    const auto home = dir / "seq.dat";
+    const auto data = pattern(256 * 4096, 14);
+    write_file(home, data);
+    auto config = small_config(dir, 64);
+    config.prefetch = "stream";
+    config.prefetch_lines = 16;
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(home, O_RDONLY);
+    std::vector<char> got(data.size());
+    for (std::size_t line = 0; line < 256; ++line) {
+        ASSERT_EQ(tier->pread(h, got.data() + line * 4096, 4096, static_cast<off_t>(line * 4096)), 4096);
+        usleep(200); // think time: the prefetcher works between demand misses
+    }
+    EXPECT_EQ(got, data);
+    const TierStats s = tier->stats();
+    EXPECT_GT(s.prefetches_issued, 100u);
+    EXPECT_GT(s.prefetch_hits, 100u);
+    EXPECT_LT(s.fills, 128u) << "most lines came from the prefetch buffer, not a demand read";
+}
+
+TEST(Engine, WriteBackUsesIoUringAndNumaPlacedStaging) {
+    ScratchDir dir;
+    auto tier = TierCache::open(small_config(dir));
+    const TierStats s = tier->stats();
+    EXPECT_TRUE(s.io_uring);
+    EXPECT_GE(s.numa_node, 0) << "libnuma placed the staging buffers";
+}
+
+} // namespace
+} // namespace iosig::tier

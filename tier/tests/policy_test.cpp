@@ -1,0 +1,148 @@
+// Each eviction policy's rule on small hand-made sequences, and Belady against an exhaustive optimum.
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <map>
+#include <random>
+#include <set>
+
+#include "iosig/tier/cache_model.hpp"
+
+namespace iosig::tier {
+namespace {
+
+// Misses of `policy` on unit-size keys with room for `capacity` entries; next accesses filled in.
+std::vector<bool> hits(const std::string& policy, std::uint64_t capacity, const std::vector<Key>& keys) {
+    PolicyConfig config;
+    config.capacity = capacity;
+    CacheModel cache(capacity, make_policy(policy, config));
+    std::vector<bool> out;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        std::int64_t next = never_again;
+        for (std::size_t j = i + 1; j < keys.size(); ++j)
+            if (keys[j] == keys[i]) {
+                next = static_cast<std::int64_t>(j);
+                break;
+            }
+        out.push_back(cache.access(Access{keys[i], 1, next}));
+    }
+    return out;
+}
+
+std::size_t misses(const std::string& policy, std::uint64_t capacity, const std::vector<Key>& keys) {
+    const auto h = hits(policy, capacity, keys);
+    return static_cast<std::size_t>(std::count(h.begin(), h.end(), false));
+}
+
+TEST(Policies, LruEvictsTheLeastRecentlyUsed) {
+    // 1 2 3 1 4: 2 is least recent when 4 arrives, so 1 and 3 stay.
+    EXPECT_EQ(hits("lru", 3, {1, 2, 3, 1, 4, 1, 3, 2}),
+              (std::vector<bool>{false, false, false, true, false, true, true, false}));
+}
+
+TEST(Policies, LfuEvictsTheLeastFrequentOldestFirst) {
+    // 1 is used twice; 2 and 3 once each, 2 reached frequency 1 first -> 2 goes when 4 arrives.
+    EXPECT_EQ(hits("lfu", 3, {1, 1, 2, 3, 4, 3, 2}),
+              (std::vector<bool>{false, true, false, false, false, true, false}));
+}
+
+TEST(Policies, ArcProtectsFrequentEntriesFromAScan) {
+    // A hot set {1,2} used twice, then a scan of new keys: LRU loses the hot set, ARC keeps it in T2.
+    std::vector<Key> keys{1, 2, 1, 2};
+    for (Key k = 100; k < 104; ++k) keys.push_back(k);
+    keys.insert(keys.end(), {1, 2});
+    EXPECT_EQ(misses("lru", 4, keys), 2u + 4u + 2u);
+    EXPECT_EQ(misses("arc", 4, keys), 2u + 4u);
+}
+
+TEST(Policies, RandomIsReproducibleForAFixedSeed) {
+    std::vector<Key> keys;
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 2000; ++i) keys.push_back(rng() % 50);
+    EXPECT_EQ(hits("random", 10, keys), hits("random", 10, keys));
+}
+
+// The minimum number of misses over all eviction choices (demand paging, unit sizes).
+std::size_t optimal_misses(std::size_t capacity, const std::vector<Key>& keys) {
+    std::map<std::set<Key>, std::size_t> states{{{}, 0}};
+    for (const Key k : keys) {
+        std::map<std::set<Key>, std::size_t> next;
+        auto keep = [&](std::set<Key> s, std::size_t cost) {
+            auto [it, fresh] = next.emplace(std::move(s), cost);
+            if (!fresh) it->second = std::min(it->second, cost);
+        };
+        for (const auto& [set, cost] : states) {
+            if (set.contains(k)) {
+                keep(set, cost);
+            } else if (set.size() < capacity) {
+                auto s = set;
+                s.insert(k);
+                keep(s, cost + 1);
+            } else {
+                for (const Key victim : set) {
+                    auto s = set;
+                    s.erase(victim);
+                    s.insert(k);
+                    keep(s, cost + 1);
+                }
+            }
+        }
+        states = std::move(next);
+    }
+    std::size_t best = keys.size();
+    for (const auto& [set, cost] : states) best = std::min(best, cost);
+    return best;
+}
+
+TEST(Policies, BeladyIsOptimalForUnitSizes) {
+    std::mt19937_64 rng(11);
+    for (int round = 0; round < 30; ++round) {
+        std::vector<Key> keys;
+        for (int i = 0; i < 14; ++i) keys.push_back(rng() % 6);
+        const std::size_t capacity = 2 + round % 3;
+        const std::size_t optimum = optimal_misses(capacity, keys);
+        EXPECT_EQ(misses("belady", capacity, keys), optimum);
+        for (const char* online : {"lru", "lfu", "random", "arc", "ws", "lecar"})
+            EXPECT_GE(misses(online, capacity, keys), optimum) << online;
+    }
+}
+
+TEST(Policies, ObjectsLargerThanTheCacheAreNotInserted) {
+    PolicyConfig config;
+    config.capacity = 100;
+    CacheModel cache(100, make_policy("lru", config));
+    EXPECT_FALSE(cache.access(Access{1, 60}));
+    EXPECT_FALSE(cache.access(Access{2, 101}));
+    EXPECT_TRUE(cache.contains(1));
+    EXPECT_FALSE(cache.contains(2));
+    EXPECT_FALSE(cache.access(Access{3, 50})); // evicts 1: 60 + 50 > 100
+    EXPECT_FALSE(cache.contains(1));
+    EXPECT_EQ(cache.used(), 50u);
+    ASSERT_EQ(cache.evicted().size(), 1u);
+    EXPECT_EQ(cache.evicted()[0], 1u);
+}
+
+TEST(Policies, EraseRemovesWithoutEviction) {
+    for (const std::string& name : policy_names()) {
+        PolicyConfig config;
+        config.capacity = 3;
+        CacheModel cache(3, make_policy(name, config));
+        for (Key k : {1, 2, 3}) cache.access(Access{k, 1, 10});
+        EXPECT_TRUE(cache.erase(2)) << name;
+        EXPECT_FALSE(cache.erase(2)) << name;
+        EXPECT_FALSE(cache.access(Access{4, 1, 11})) << name;
+        EXPECT_TRUE(cache.evicted().empty()) << name << ": room was left by the erase";
+        EXPECT_EQ(cache.resident(), 3u) << name;
+    }
+}
+
+TEST(Policies, UnknownNamesAreRejectedWithTheKnownOnes) {
+    try {
+        make_policy("mru", {});
+        FAIL();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_STREQ(e.what(), "unknown eviction policy 'mru' (known: lru, lfu, random, arc, ws, lecar, belady)");
+    }
+}
+
+} // namespace
+} // namespace iosig::tier

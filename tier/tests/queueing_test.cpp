@@ -1,0 +1,78 @@
+// The paper's queueing model (Eqs. 1-7), checked against its worked example (Sec. 5) and against
+// rates derived from a node model.
+#include <gtest/gtest.h>
+
+#include "iosig/tier/queueing.hpp"
+
+namespace iosig::tier {
+namespace {
+
+// "n = 10000 read requests ... 4 MPI processes ... p12 = 0.2, lambda = 100, mu1 = 1000, mu2 = 33":
+// 2500 requests and 500 misses per process.
+TEST(QueueingModel, PaperWorkedExample) {
+    const TierRates rates{1000, 1000, 33};
+    const std::vector<ProcessLoad> processes(4, ProcessLoad{2500, 0, 500});
+    const CompletionTime t = completion_time(processes, rates);
+    ASSERT_EQ(t.process.size(), 4u);
+    EXPECT_DOUBLE_EQ(t.hit[0], 2.5);            // "total response time per process = 2500/1000 = 2.5 sec"
+    EXPECT_NEAR(t.miss[0], 500.0 / 33, 1e-12);  // Eq. 2
+    EXPECT_DOUBLE_EQ(t.seconds, t.miss[0]);     // Eqs. 3-4: the miss queue dominates
+
+    const auto e = equilibrium(100, 0.2, 1000, 33, 4);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_NEAR(e->rho2, 20.0 / 33, 1e-12); // "rho2 = 20/33 = 0.6"
+    EXPECT_LT(e->rho1, 0.2);                // "the expected length of the tier 1 queue is almost 0"
+    EXPECT_LT(e->l1, 1e-3);
+    EXPECT_NEAR(e->l2, e->rho2 * e->rho2 / (1 - e->rho2), 1e-12);
+    EXPECT_NEAR(e->w2, e->l2 / 20, 1e-12);
+}
+
+TEST(QueueingModel, SlowestProcessDeterminesCompletion) {
+    const TierRates rates{1000, 500, 100};
+    const CompletionTime t = completion_time({{1000, 1000, 10}, {100, 0, 300}}, rates);
+    EXPECT_DOUBLE_EQ(t.hit[0], 1.0 + 2.0);
+    EXPECT_DOUBLE_EQ(t.process[1], 3.0);
+    EXPECT_DOUBLE_EQ(t.seconds, 3.0);
+}
+
+TEST(QueueingModel, ExpectedServiceTimeInterpolatesBetweenTiers) {
+    EXPECT_DOUBLE_EQ(expected_service_time(0, 1000, 10), 0.001);
+    EXPECT_DOUBLE_EQ(expected_service_time(1, 1000, 10), 0.1);
+    EXPECT_DOUBLE_EQ(expected_service_time(0.5, 1000, 10), 0.0505);
+}
+
+TEST(QueueingModel, NoEquilibriumWhenTheMissQueueIsOverloaded) {
+    EXPECT_FALSE(equilibrium(100, 0.5, 1000, 33, 4).has_value());
+}
+
+TEST(QueueingModel, RatesFromTheNodeModel) {
+    Node node;
+    node.name = "test";
+    Device hdd;
+    hdd.name = "hdd";
+    hdd.rotational = true;
+    hdd.performance = Performance{20 << 20, 20 << 20, 0, 0, 0.001, 0.004, 200};
+    Device ram;
+    ram.name = "ram";
+    ram.performance = Performance{6e9, 4e9, 0, 0, 2e-6, 0, 0};
+    node.devices = {hdd, ram};
+    Mount slow, fast;
+    slow.path = "/slow";
+    slow.device = "hdd";
+    fast.path = "/fast";
+    fast.device = "ram";
+    node.mounts = {slow, fast};
+    // 4 KiB random read on the disk: 1 ms + 4 ms seek + 4096 / 20 MiB/s = 5.195 ms -> 192.5/s (< 200 IOPS).
+    EXPECT_NEAR(service_rate(hdd, 4096, true, true), 1 / (0.005 + 4096.0 / (20 << 20)), 1e-9);
+    // Sequential 1 MiB: bandwidth-bound, 1 ms + 50 ms.
+    EXPECT_NEAR(service_rate(hdd, 1 << 20, true, false), 1 / 0.051, 1e-9);
+    // 512 B random: capped by max_iops? 1/(5.024 ms) = 199/s, just below the cap.
+    EXPECT_LE(service_rate(hdd, 512, true, true), 200);
+    const TierRates r = tier_rates(node, "/fast", "/slow", 4096, true);
+    EXPECT_NEAR(r.tier1_read, 1 / (2e-6 + 4096 / 6e9), 1e-6);
+    EXPECT_NEAR(r.tier2, service_rate(hdd, 4096, true, true), 1e-9);
+    EXPECT_THROW(tier_rates(node, "/nowhere", "/slow", 4096, true), std::invalid_argument);
+}
+
+} // namespace
+} // namespace iosig::tier
