@@ -69,21 +69,33 @@ double service_rate(const Device& device, std::uint64_t bytes, bool read, bool r
     return rate;
 }
 
-TierRates tier_rates(const Node& node, const std::string& fast_mount, const std::string& slow_mount,
+const Mount* mount_holding(const Node& node, const std::filesystem::path& path) {
+    const std::string p = path.lexically_normal().string();
+    const Mount* best = nullptr;
+    for (const Mount& m : node.mounts) {
+        const std::string mp = std::filesystem::path(m.path).lexically_normal().string();
+        const bool inside = p == mp || (p.starts_with(mp) && (mp.ends_with('/') || p[mp.size()] == '/'));
+        if (inside && (best == nullptr || mp.size() > best->path.size())) best = &m;
+    }
+    return best;
+}
+
+TierRates tier_rates(const Node& node, const std::filesystem::path& fast, const std::filesystem::path& slow,
                      std::uint64_t line_size, bool random) {
-    auto device_of = [&](const std::string& path) -> const Device& {
-        const Mount* m = node.find_mount(path);
-        if (m == nullptr) throw std::invalid_argument(fmt::format("node '{}' has no mount '{}'", node.name, path));
+    auto device_of = [&](const std::filesystem::path& path) -> const Device& {
+        const Mount* m = mount_holding(node, path);
+        if (m == nullptr)
+            throw std::invalid_argument(fmt::format("node '{}' has no mount holding '{}'", node.name, path.string()));
         const Device* d = node.find_device(m->device);
         if (d == nullptr)
             throw std::invalid_argument(fmt::format("mount '{}' names device '{}', which the node does not define",
-                                                    path, m->device));
+                                                    m->path, m->device));
         return *d;
     };
-    const Device& fast = device_of(fast_mount);
-    const Device& slow = device_of(slow_mount);
-    return TierRates{service_rate(fast, line_size, true, random), service_rate(fast, line_size, false, random),
-                     service_rate(slow, line_size, true, random)};
+    const Device& fast_device = device_of(fast);
+    const Device& slow_device = device_of(slow);
+    return TierRates{service_rate(fast_device, line_size, true, random), service_rate(fast_device, line_size, false, random),
+                     service_rate(slow_device, line_size, true, random)};
 }
 
 } // namespace iosig::tier

@@ -71,6 +71,8 @@ TEST(QueueingModel, RatesFromTheNodeModel) {
     const TierRates r = tier_rates(node, "/fast", "/slow", 4096, true);
     EXPECT_NEAR(r.tier1_read, 1 / (2e-6 + 4096 / 6e9), 1e-6);
     EXPECT_NEAR(r.tier2, service_rate(hdd, 4096, true, true), 1e-9);
+    EXPECT_EQ(tier_rates(node, "/fast/cache/dir", "/slow/home", 4096, true).tier2, r.tier2) << "files below a mount";
+    EXPECT_EQ(mount_holding(node, "/fastx"), nullptr) << "a prefix of the name is not a parent directory";
     EXPECT_THROW(tier_rates(node, "/nowhere", "/slow", 4096, true), std::invalid_argument);
 }
 

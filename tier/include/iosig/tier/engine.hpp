@@ -7,8 +7,10 @@
 // ranges and POSIX error numbers (functions return -errno, never throw, once the engine is open).
 //
 // Durability contract:
-//  - pwrite() returns when the data is in the cache file and the line is recorded as dirty in the
-//    journal (durable): after a crash, recovery writes it home.
+//  - pwrite() returns when the data is in the cache file and the journal durably records the line as
+//    dirty: after a crash, recovery writes home what the cache file holds for the line. Like any
+//    write without fsync, bytes the kernel had not yet stored in the cache file when the power
+//    failed can be lost; a process crash loses nothing.
 //  - fsync()/fdatasync() return 0 only when every byte written to the file before the call is on the
 //    home file and the home file is synced; a crash afterwards loses none of it, and recovery never
 //    writes an older version of a line over it.

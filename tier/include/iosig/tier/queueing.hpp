@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <vector>
 
@@ -62,9 +63,13 @@ std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio, d
 // max_iops. Bandwidth: random or sequential, read or write, from the device's Performance.
 double service_rate(const Device& device, std::uint64_t bytes, bool read, bool random);
 
-// The rates of a cache on `fast` in front of home files on `slow`, for lines of `line_size` bytes.
-// Throws std::invalid_argument naming the mount when the node has no such mount or device.
-TierRates tier_rates(const Node& node, const std::string& fast_mount, const std::string& slow_mount,
+// The mount of `node` that holds `path`: the one whose path is the longest prefix of it.
+const Mount* mount_holding(const Node& node, const std::filesystem::path& path);
+
+// The rates of a cache on the mount holding `fast` in front of home files on the mount holding
+// `slow`, for lines of `line_size` bytes. Throws std::invalid_argument naming the path when the node
+// has no mount for it or the mount's device is missing.
+TierRates tier_rates(const Node& node, const std::filesystem::path& fast, const std::filesystem::path& slow,
                      std::uint64_t line_size, bool random);
 
 } // namespace iosig::tier

@@ -1,0 +1,134 @@
+// Shared pieces of the calibration measurements (calibrate*.cpp): samples, shuffled workloads,
+// repeated runs with a discarded warm-up, and the fits. Internal to the harness.
+#pragma once
+
+#include "calibrate.hpp"
+#include "real_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <random>
+#include <stdexcept>
+
+namespace iosig::cachesim::validate::detail {
+
+constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;
+
+struct Sample {
+    double size;
+    double cost;
+};
+
+inline void say(const CalibrationSetup& setup, const std::string& text) {
+    if (setup.log) setup.log(text);
+}
+
+inline std::vector<WriteRequest> appends(const std::vector<std::uint64_t>& sizes) {
+    std::vector<WriteRequest> out;
+    std::uint64_t offset = 0;
+    for (std::uint64_t s : sizes) {
+        out.push_back({offset, s, 0, 0});
+        offset += s;
+    }
+    return out;
+}
+
+inline std::vector<std::uint64_t> shuffled(std::vector<std::uint64_t> sizes, int copies,
+                                           std::mt19937_64& rng) {
+    std::vector<std::uint64_t> out;
+    for (int c = 0; c < copies; ++c)
+        out.insert(out.end(), sizes.begin(), sizes.end());
+    std::shuffle(out.begin(), out.end(), rng);
+    return out;
+}
+
+inline double background_threshold() {
+    const auto state = read_procfs_state();
+    return state && state->global ? state->global->background_thresh : 0;
+}
+
+// Which writes of a run the kernel paused (balance_dirty_pages with pause > 0 inside the call).
+inline std::vector<bool> paused_writes(const CalibrationSetup& setup, const RunTimings& run) {
+    std::vector<bool> paused(run.start.size(), false);
+    if (!setup.collector) return paused;
+    setup.collector->poll(0);
+    for (const ThrottleSample& t : setup.collector->throttle_history()) {
+        if (t.tgid != run.pid || t.pause <= 0) continue;
+        const double at = t.time - run.t0;
+        auto it = std::upper_bound(run.start.begin(), run.start.end(), at);
+        if (it == run.start.begin()) continue;
+        const std::size_t i = static_cast<std::size_t>(it - run.start.begin()) - 1;
+        if (at <= run.end[i] + 1e-3) paused[i] = true;
+    }
+    return paused;
+}
+
+// Runs `make(run)` once as a warm-up and `repetitions` more times; keeps the samples `keep`
+// accepts.
+template <class Make, class Keep>
+std::vector<Sample> sample_runs(const CalibrationSetup& setup, Method method, Make make, Keep keep,
+                                RunOptions options = {},
+                                const std::function<void(const RunTimings&)>& after = {}) {
+    std::vector<Sample> samples;
+    const auto file = setup.dir / "iosig-calibrate.dat";
+    for (int run = 0; run <= setup.repetitions; ++run) {
+        const std::vector<WriteRequest> workload = make(run);
+        // Buffered runs start below the background threshold; direct and O_SYNC ones do not care.
+        if (method == Method::buffered || method == Method::stdio)
+            wait_for_clean(background_threshold() / 4, 10);
+        if (setup.collector) setup.collector->clear_history();
+        const RunTimings timings = run_workload(file, method, workload, options);
+        if (!timings.ok())
+            throw std::runtime_error(fmt::format("calibration run: {}", timings.error));
+        if (run == 0) continue; // warm-up: first touches of memory and file system are slow here
+        if (after) after(timings);
+        const std::vector<bool> paused = paused_writes(setup, timings);
+        for (std::size_t i = 0; i < workload.size(); ++i)
+            if (!paused[i] && keep(workload, i))
+                samples.push_back({static_cast<double>(workload[i].size), timings.cost(i)});
+    }
+    return samples;
+}
+
+// Through the per-size medians, by relative residuals: the medians are what the evaluation compares
+// against, and relative weights keep small sizes from being drowned by large ones. (Least absolute
+// relative deviations over all samples lands in the fast minority of this VM's bimodal sync-write
+// times and underestimates totals by a factor of several.)
+inline LinearFit fit(const std::vector<Sample>& samples, bool relative = true, bool mean = false) {
+    std::vector<double> x, y;
+    for (const Sample& s : samples) {
+        x.push_back(s.size);
+        y.push_back(s.cost);
+    }
+    if (mean) return fit_line(x, y);
+    return relative ? fit_line_relative(x, y) : fit_line_medians(x, y);
+}
+
+// The paper's method (Sect. 6.1): the fixed cost from a regression over small sizes, the bandwidth
+// from one over large sizes, each through the per-size medians.
+inline LinearFit two_range_fit(const std::vector<Sample>& samples, double small_limit) {
+    std::vector<Sample> small, large;
+    for (const Sample& s : samples)
+        (s.size <= small_limit ? small : large).push_back(s);
+    LinearFit line = fit(large.empty() ? samples : large);
+    if (!small.empty() && !large.empty()) line.intercept = fit(small).intercept;
+    line.samples = samples.size();
+    return line;
+}
+
+inline std::vector<double> sizes_of(const std::vector<Sample>& samples) {
+    std::vector<double> out;
+    for (const Sample& s : samples)
+        out.push_back(s.size);
+    return out;
+}
+
+inline std::vector<double> costs_of(const std::vector<Sample>& samples) {
+    std::vector<double> out;
+    for (const Sample& s : samples)
+        out.push_back(s.cost);
+    return out;
+}
+
+} // namespace iosig::cachesim::validate::detail
