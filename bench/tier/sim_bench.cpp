@@ -2,13 +2,13 @@
 // oracleGeneral trace (object mode, 256 MiB) and on a synthetic block trace. The LRU target is
 // >= 10 M references/s (issue 7); the check below fails the run when it is missed.
 #define CATCH_CONFIG_MAIN
+#include "iosig/tier/simulator.hpp"
+#include "iosig/tier/synthetic.hpp"
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
-
-#include "iosig/tier/simulator.hpp"
-#include "iosig/tier/synthetic.hpp"
 
 using namespace iosig::tier;
 
@@ -16,7 +16,8 @@ namespace {
 
 const Trace& cloud_physics() {
     static const Trace trace = [] {
-        const auto path = std::filesystem::path(IOSIG_SHARED_DIR) / "data/traces/cloudPhysicsIO.oracleGeneral.bin";
+        const auto path = std::filesystem::path(IOSIG_SHARED_DIR) /
+                          "data/traces/cloudPhysicsIO.oracleGeneral.bin";
         return load_trace(path, TraceFormat::oracle_general);
     }();
     return trace;
@@ -30,9 +31,11 @@ SimResult run(const Trace& trace, const std::string& policy, std::uint64_t cache
 }
 
 // Best of several runs: the machine is shared, and the best run is the one least disturbed.
-double best_rate(const Trace& trace, const std::string& policy, std::uint64_t cache_size, int runs = 15) {
+double best_rate(const Trace& trace, const std::string& policy, std::uint64_t cache_size,
+                 int runs = 15) {
     double best = 0;
-    for (int i = 0; i < runs; ++i) best = std::max(best, run(trace, policy, cache_size).references_per_second());
+    for (int i = 0; i < runs; ++i)
+        best = std::max(best, run(trace, policy, cache_size).references_per_second());
     return best;
 }
 
@@ -40,11 +43,13 @@ double best_rate(const Trace& trace, const std::string& policy, std::uint64_t ca
 
 TEST_CASE("LRU simulates at least 10 M references per second", "[tier][speed]") {
     const double rate = best_rate(cloud_physics(), "lru", 256ull << 20);
-    fmt::print("lru on cloudPhysics oracleGeneral, 256 MiB: {:.1f} M references/s (best of 15)\n", rate / 1e6);
+    fmt::print("lru on cloudPhysics oracleGeneral, 256 MiB: {:.1f} M references/s (best of 15)\n",
+               rate / 1e6);
     CHECK(rate >= 10e6);
     const Trace irm = generate(IrmZipf{1000000, 200000, 0.8}, 7);
     const double block_rate = best_rate(irm, "lru", 256ull << 20, 5);
-    fmt::print("lru on 1 M IRM block references, 64 Ki lines: {:.1f} M references/s (best of 5)\n", block_rate / 1e6);
+    fmt::print("lru on 1 M IRM block references, 64 Ki lines: {:.1f} M references/s (best of 5)\n",
+               block_rate / 1e6);
     CHECK(block_rate >= 10e6);
 }
 

@@ -98,13 +98,20 @@ std::uint64_t PageCacheModel::insert(FileId file, std::uint64_t offset, std::uin
             fresh += b_off - cursor;
             cursor = b_off;
         }
-        if (b_off < cursor) push({b_off, cursor - b_off, old.time, old.active, old.order});
         const std::uint64_t overlap_end = std::min(b_end, end);
         push({cursor, overlap_end - cursor, time, true, order});
         if (b_end > end) push({end, b_end - end, old.time, old.active, old.order});
-        cursor = overlap_end;
         auto next = std::next(it);
-        remove_block(it);
+        if (b_off < cursor) {
+            // The untouched head keeps key, time and list: shorten the block where it is.
+            const std::uint64_t cut = old.size - (cursor - b_off);
+            it->second.size -= cut;
+            dirty_ -= cut;
+            if (old.active) active_bytes_ -= cut;
+        } else {
+            remove_block(it);
+        }
+        cursor = overlap_end;
         it = next;
     }
     if (cursor < end) {

@@ -170,6 +170,7 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
         if (s.dirty_writeback_interval && *s.dirty_writeback_interval > 0)
             p.writeback_interval = *s.dirty_writeback_interval;
     }
+    if (method == Method::buffered && s.memory_bw && *s.memory_bw > 0) p.memory_bw = *s.memory_bw;
     if (method == Method::stdio) {
         r.need(s.memory_bw, p.memory_bw, "system.memory_bw");
         if (s.stdio_buffer_size && *s.stdio_buffer_size > 0)

@@ -100,8 +100,13 @@ WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint6
         const double rate = state != CacheState::no_flush && flusher_writing()
                                 ? p_.page_cache_write_bw_flushing
                                 : p_.page_cache_write_bw;
-        const double copy = static_cast<double>(piece) / rate;
-        const std::uint64_t fresh = cache_.insert(file, position, piece, now_ + copy);
+        // The piece is dirtied as the copy starts (the block's time; a copy takes microseconds).
+        // Bytes that rewrite dirty pages only copy into pages already in the cache: no allocation,
+        // no accounting, at memory speed when it is known.
+        const std::uint64_t fresh = cache_.insert(file, position, piece, now_);
+        const double rewrite_rate = p_.memory_bw > 0 ? p_.memory_bw : rate;
+        const double copy = static_cast<double>(fresh) / rate +
+                            static_cast<double>(piece - fresh) / rewrite_rate;
         out.newly_dirtied += fresh;
 
         double pause = 0;

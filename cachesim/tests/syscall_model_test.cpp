@@ -96,6 +96,17 @@ TEST(Alg1, RewritingDirtyDataAddsNothingAndIsNotThrottled) {
     EXPECT_NEAR(model.dirty_bytes(), dirty, 1);
 }
 
+TEST(Alg1, RewrittenBytesCopyAtMemorySpeed) {
+    ModelParameters p = params();
+    p.memory_bw = 1e10;
+    SyscallWriteModel model(p);
+    model.write(1, 0, 65536, 0);
+    // Half of the next write rewrites dirty pages: 32 KiB at r_ramdisk, 32 KiB at memory speed.
+    const WriteCost c = model.write(1, 32768, 65536, 0);
+    EXPECT_EQ(c.newly_dirtied, 32768u);
+    EXPECT_NEAR(c.cost, 1e-6 + 32768 / 1e9 + 32768 / 1e10, 1e-12);
+}
+
 TEST(Alg1, DelayFlushesDownToTheBackgroundThreshold) {
     SyscallWriteModel model(params(), {12 * MiB, 0});
     model.idle(1.0); // 100 MB/s could write 100 MB, but background write-back stops at 10 MiB

@@ -6,7 +6,8 @@
 namespace iosig::tier {
 
 CacheModel::CacheModel(std::uint64_t capacity, std::unique_ptr<EvictionPolicy> policy)
-    : capacity_(capacity), policy_(std::move(policy)), slot_of_(std::make_unique<detail::FlatMap>(1024)) {}
+    : capacity_(capacity), policy_(std::move(policy)),
+      slot_of_(std::make_unique<detail::FlatMap>(1024)) {}
 
 CacheModel::~CacheModel() = default;
 CacheModel::CacheModel(CacheModel&&) noexcept = default;
@@ -53,7 +54,9 @@ void CacheModel::make_room_and_insert(const Access& access) {
     policy_->on_insert(slot, access);
 }
 
-bool CacheModel::contains(Key key) const { return slot_of_->contains(key); }
+bool CacheModel::contains(Key key) const {
+    return slot_of_->contains(key);
+}
 
 bool CacheModel::erase(Key key) {
     const auto slot = slot_of_->erase(key);

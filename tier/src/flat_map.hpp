@@ -47,7 +47,8 @@ public:
 
     std::optional<std::uint32_t> erase(std::uint64_t key) {
         std::size_t i = home(key);
-        while (buckets_[i].used && buckets_[i].key != key) i = (i + 1) & mask_;
+        while (buckets_[i].used && buckets_[i].key != key)
+            i = (i + 1) & mask_;
         if (!buckets_[i].used) return std::nullopt;
         const std::uint32_t value = buckets_[i].value;
         // Backward shift: move later entries of the probe run into the hole when that keeps them
@@ -68,7 +69,8 @@ public:
 
     void clear() {
         if (size_ == 0) return;
-        for (Bucket& b : buckets_) b.used = 0;
+        for (Bucket& b : buckets_)
+            b.used = 0;
         size_ = 0;
     }
 
@@ -80,7 +82,8 @@ private:
     };
     static std::size_t capacity_for(std::size_t n) {
         std::size_t c = 16;
-        while (c * 3 < n * 4) c *= 2;
+        while (c * 3 < n * 4)
+            c *= 2;
         return c;
     }
     std::size_t home(std::uint64_t key) const {
@@ -92,7 +95,8 @@ private:
         buckets_.assign(capacity, Bucket{});
         mask_ = capacity - 1;
         shift_ = 64;
-        for (std::size_t c = capacity; c > 1; c >>= 1) --shift_;
+        for (std::size_t c = capacity; c > 1; c >>= 1)
+            --shift_;
         size_ = 0;
         for (const Bucket& b : old)
             if (b.used) put(b.key, b.value);

@@ -1,11 +1,11 @@
 // The stream identifier and the Markov-chain predictor (prefetch.hpp).
 #include "iosig/tier/prefetch.hpp"
 
+#include "flat_map.hpp"
+
 #include <array>
 #include <fmt/format.h>
 #include <stdexcept>
-
-#include "flat_map.hpp"
 
 namespace iosig::tier {
 namespace {
@@ -16,7 +16,8 @@ namespace {
 // stream in the least recently used entry. Confirmed streams keep `depth` lines prefetched ahead.
 class StreamPrefetcher final : public Prefetcher {
 public:
-    explicit StreamPrefetcher(const PrefetchConfig& config) : config_(config), streams_(config.streams) {}
+    explicit StreamPrefetcher(const PrefetchConfig& config)
+        : config_(config), streams_(config.streams) {}
     std::string_view name() const override { return "stream"; }
 
     void on_miss_stream(Key key, std::vector<Key>& candidates) override {
@@ -94,7 +95,8 @@ private:
 // successor has been seen often enough and holds enough of its row's probability.
 class MarkovPrefetcher final : public Prefetcher {
 public:
-    explicit MarkovPrefetcher(const PrefetchConfig& config) : config_(config), index_(config.markov_states) {
+    explicit MarkovPrefetcher(const PrefetchConfig& config)
+        : config_(config), index_(config.markov_states) {
         rows_.reserve(config.markov_states);
     }
     std::string_view name() const override { return "markov"; }
@@ -120,7 +122,8 @@ public:
             }
             if (best < 0 || !likely(row, best)) break;
             candidates.push_back(row.next[best]);
-            if (step == 0 && second >= 0 && likely(row, second)) candidates.push_back(row.next[second]);
+            if (step == 0 && second >= 0 && likely(row, second))
+                candidates.push_back(row.next[second]);
             current = row.next[best];
             if (current == key) break;
         }
@@ -169,7 +172,8 @@ private:
         ++row.total;
         if (row.total > (1u << 20)) { // age: keep the chain able to follow a changing pattern
             row.total = 0;
-            for (auto& c : row.count) row.total += (c = c / 2);
+            for (auto& c : row.count)
+                row.total += (c = c / 2);
         }
     }
 
@@ -183,12 +187,15 @@ private:
 
 } // namespace
 
-std::vector<std::string> prefetcher_names() { return {"stream", "markov"}; }
+std::vector<std::string> prefetcher_names() {
+    return {"stream", "markov"};
+}
 
 std::unique_ptr<Prefetcher> make_prefetcher(std::string_view name, const PrefetchConfig& config) {
     if (name == "stream") return std::make_unique<StreamPrefetcher>(config);
     if (name == "markov") return std::make_unique<MarkovPrefetcher>(config);
-    throw std::invalid_argument(fmt::format("unknown prefetcher '{}' (known: stream, markov)", name));
+    throw std::invalid_argument(
+        fmt::format("unknown prefetcher '{}' (known: stream, markov)", name));
 }
 
 } // namespace iosig::tier

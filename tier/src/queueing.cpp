@@ -15,12 +15,12 @@ CompletionTime completion_time(const std::vector<ProcessLoad>& processes, const 
     CompletionTime t;
     for (const ProcessLoad& p : processes) {
         const double hit = static_cast<double>(p.reads) / rates.tier1_read +
-                           static_cast<double>(p.writes) / rates.tier1_write;          // Eq. 1
-        const double miss = static_cast<double>(p.tier2_requests) / rates.tier2;       // Eq. 2
+                           static_cast<double>(p.writes) / rates.tier1_write;    // Eq. 1
+        const double miss = static_cast<double>(p.tier2_requests) / rates.tier2; // Eq. 2
         t.hit.push_back(hit);
         t.miss.push_back(miss);
-        t.process.push_back(std::max(hit, miss));                                      // Eq. 3
-        t.seconds = std::max(t.seconds, t.process.back());                             // Eq. 4
+        t.process.push_back(std::max(hit, miss));          // Eq. 3
+        t.seconds = std::max(t.seconds, t.process.back()); // Eq. 4
     }
     return t;
 }
@@ -29,12 +29,14 @@ double expected_service_time(double miss_ratio, double mean_tier1_rate, double t
     return (1 - miss_ratio) / mean_tier1_rate + miss_ratio / tier2_rate; // Eq. 5
 }
 
-std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio, double mean_tier1_rate,
-                                       double tier2_rate, unsigned servers) {
+std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio,
+                                       double mean_tier1_rate, double tier2_rate,
+                                       unsigned servers) {
     if (servers == 0) throw std::invalid_argument("the hit queue needs at least one server");
     Equilibrium e;
     // The k-server queue sees hits and the misses coming back from tier 2 (Sec. 5).
-    const double arrivals1 = (1 - miss_ratio) * arrival_rate + std::min(tier2_rate, miss_ratio * arrival_rate);
+    const double arrivals1 =
+        (1 - miss_ratio) * arrival_rate + std::min(tier2_rate, miss_ratio * arrival_rate);
     e.rho1 = arrivals1 / mean_tier1_rate;
     e.rho2 = miss_ratio * arrival_rate / tier2_rate;
     const double k = servers;
@@ -49,7 +51,8 @@ std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio, d
     const double last = term * a / k; // a^k / k!
     const double p0 = 1 / (sum + last * k / (k - a));
     double factorial = 1;
-    for (unsigned n = 2; n < servers; ++n) factorial *= n;
+    for (unsigned n = 2; n < servers; ++n)
+        factorial *= n;
     e.l1 = p0 * std::pow(a, k + 1) / (factorial * (k - a) * (k - a)); // Eq. 6
     e.w1 = arrivals1 > 0 ? e.l1 / arrivals1 : 0;
     e.l2 = e.rho2 * e.rho2 / (1 - e.rho2); // Eq. 7
@@ -61,7 +64,9 @@ double service_rate(const Device& device, std::uint64_t bytes, bool read, bool r
     const Performance& p = device.performance;
     double bw = read ? (random && p.rand_read_bw > 0 ? p.rand_read_bw : p.seq_read_bw)
                      : (random && p.rand_write_bw > 0 ? p.rand_write_bw : p.seq_write_bw);
-    if (bw <= 0) throw std::invalid_argument(fmt::format("device '{}' has no {} bandwidth", device.name, read ? "read" : "write"));
+    if (bw <= 0)
+        throw std::invalid_argument(
+            fmt::format("device '{}' has no {} bandwidth", device.name, read ? "read" : "write"));
     double seconds = p.op_latency + static_cast<double>(bytes) / bw;
     if (random && device.rotational) seconds += p.seek_latency;
     double rate = seconds > 0 ? 1 / seconds : std::numeric_limits<double>::infinity();
@@ -74,27 +79,31 @@ const Mount* mount_holding(const Node& node, const std::filesystem::path& path) 
     const Mount* best = nullptr;
     for (const Mount& m : node.mounts) {
         const std::string mp = std::filesystem::path(m.path).lexically_normal().string();
-        const bool inside = p == mp || (p.starts_with(mp) && (mp.ends_with('/') || p[mp.size()] == '/'));
+        const bool inside =
+            p == mp || (p.starts_with(mp) && (mp.ends_with('/') || p[mp.size()] == '/'));
         if (inside && (best == nullptr || mp.size() > best->path.size())) best = &m;
     }
     return best;
 }
 
-TierRates tier_rates(const Node& node, const std::filesystem::path& fast, const std::filesystem::path& slow,
-                     std::uint64_t line_size, bool random) {
+TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
+                     const std::filesystem::path& slow, std::uint64_t line_size, bool random) {
     auto device_of = [&](const std::filesystem::path& path) -> const Device& {
         const Mount* m = mount_holding(node, path);
         if (m == nullptr)
-            throw std::invalid_argument(fmt::format("node '{}' has no mount holding '{}'", node.name, path.string()));
+            throw std::invalid_argument(
+                fmt::format("node '{}' has no mount holding '{}'", node.name, path.string()));
         const Device* d = node.find_device(m->device);
         if (d == nullptr)
-            throw std::invalid_argument(fmt::format("mount '{}' names device '{}', which the node does not define",
-                                                    m->path, m->device));
+            throw std::invalid_argument(
+                fmt::format("mount '{}' names device '{}', which the node does not define", m->path,
+                            m->device));
         return *d;
     };
     const Device& fast_device = device_of(fast);
     const Device& slow_device = device_of(slow);
-    return TierRates{service_rate(fast_device, line_size, true, random), service_rate(fast_device, line_size, false, random),
+    return TierRates{service_rate(fast_device, line_size, true, random),
+                     service_rate(fast_device, line_size, false, random),
                      service_rate(slow_device, line_size, true, random)};
 }
 

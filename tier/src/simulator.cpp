@@ -1,14 +1,14 @@
 // The trace-driven simulator (simulator.hpp).
 #include "iosig/tier/simulator.hpp"
 
+#include "flat_map.hpp"
+#include "iosig/tier/cache_model.hpp"
+
 #include <bit>
 #include <chrono>
 #include <deque>
 #include <fmt/format.h>
 #include <stdexcept>
-
-#include "flat_map.hpp"
-#include "iosig/tier/cache_model.hpp"
 
 namespace iosig::tier {
 namespace {
@@ -43,7 +43,8 @@ std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t li
 std::vector<std::int64_t> next_references(const std::vector<Reference>& refs) {
     std::vector<std::int64_t> next(refs.size(), never_again);
     detail::FlatMap last_seen(refs.size() / 4 + 16);
-    if (refs.size() >= 0xffffffffu) throw std::invalid_argument("trace too long for Belady (>= 2^32 references)");
+    if (refs.size() >= 0xffffffffu)
+        throw std::invalid_argument("trace too long for Belady (>= 2^32 references)");
     for (std::size_t i = refs.size(); i-- > 0;) {
         if (const std::uint32_t* j = last_seen.find(refs[i].key)) next[i] = *j;
         last_seen.put(refs[i].key, static_cast<std::uint32_t>(i));
@@ -51,7 +52,8 @@ std::vector<std::int64_t> next_references(const std::vector<Reference>& refs) {
     return next;
 }
 
-// The separate buffer prefetched entries wait in until they are used or expire (FIFO by issue time).
+// The separate buffer prefetched entries wait in until they are used or expire (FIFO by issue
+// time).
 class PrefetchBufferModel {
 public:
     explicit PrefetchBufferModel(std::uint64_t capacity) : capacity_(capacity) {}
@@ -74,7 +76,8 @@ public:
     // Drops entries issued more than `lifetime` references ago; returns how many were unused.
     std::uint64_t expire(std::uint64_t now, std::uint64_t lifetime) {
         std::uint64_t wasted = 0;
-        while (!entries_.empty() && (!entries_.front().live || entries_.front().issued + lifetime < now)) {
+        while (!entries_.empty() &&
+               (!entries_.front().live || entries_.front().issued + lifetime < now)) {
             if (entries_.front().live) {
                 ++wasted;
                 index_.erase(entries_.front().key);
@@ -104,24 +107,30 @@ private:
 void count_miss(SimResult& result, const Reference& ref) {
     ++result.misses;
     result.bytes_missed += ref.bytes;
-    if (ref.write) ++result.write_misses;
-    else ++result.read_misses;
+    if (ref.write)
+        ++result.write_misses;
+    else
+        ++result.read_misses;
 }
 
 } // namespace
 
-std::string_view to_string(SimMode mode) { return mode == SimMode::object ? "object" : "block"; }
+std::string_view to_string(SimMode mode) {
+    return mode == SimMode::object ? "object" : "block";
+}
 
 SimResult simulate(const Trace& trace, const SimConfig& config) {
-    const SimMode mode = config.mode.value_or(trace.kind == TraceKind::objects ? SimMode::object : SimMode::block);
+    const SimMode mode =
+        config.mode.value_or(trace.kind == TraceKind::objects ? SimMode::object : SimMode::block);
     if (mode == SimMode::block && trace.kind == TraceKind::objects)
-        throw std::invalid_argument(fmt::format("{}: block mode needs a block trace (byte offsets); this trace "
-                                                "holds object ids",
-                                                trace.source));
-    if (mode == SimMode::block &&
-        (!std::has_single_bit(config.line_size) || config.line_size < 512 || config.line_size > (1ull << 30)))
         throw std::invalid_argument(
-            fmt::format("line size {} is not a power of two between 512 B and 1 GiB", config.line_size));
+            fmt::format("{}: block mode needs a block trace (byte offsets); this trace "
+                        "holds object ids",
+                        trace.source));
+    if (mode == SimMode::block && (!std::has_single_bit(config.line_size) ||
+                                   config.line_size < 512 || config.line_size > (1ull << 30)))
+        throw std::invalid_argument(fmt::format(
+            "line size {} is not a power of two between 512 B and 1 GiB", config.line_size));
     if (config.cache_size == 0) throw std::invalid_argument("cache size must be > 0");
     if (!config.prefetch.empty()) make_prefetcher(config.prefetch); // validates the name early
 
@@ -133,8 +142,9 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     }
     const std::uint64_t total = config.cache_size / unit;
     if (total <= buffer)
-        throw std::invalid_argument(fmt::format("cache size {} leaves no room beside a {}-byte prefetch buffer",
-                                                config.cache_size, buffer * unit));
+        throw std::invalid_argument(
+            fmt::format("cache size {} leaves no room beside a {}-byte prefetch buffer",
+                        config.cache_size, buffer * unit));
 
     SimResult result;
     result.policy = config.policy;
@@ -152,22 +162,28 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     const std::vector<std::int64_t> next =
         policy_is_offline(config.policy) ? next_references(refs) : std::vector<std::int64_t>{};
     result.references = refs.size();
-    for (const Reference& r : refs) result.bytes_requested += r.bytes;
+    for (const Reference& r : refs)
+        result.bytes_requested += r.bytes;
 
     const auto start = std::chrono::steady_clock::now();
     if (config.prefetch.empty()) {
         for (std::size_t i = 0; i < refs.size(); ++i) {
             const Reference& ref = refs[i];
             const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
-            if (cache.access(a)) ++result.hits;
-            else count_miss(result, ref);
+            if (cache.access(a))
+                ++result.hits;
+            else
+                count_miss(result, ref);
         }
     } else {
         const auto prefetcher = make_prefetcher(config.prefetch, config.prefetch_config);
         PrefetchBufferModel pbuf(buffer);
-        const std::uint64_t mean_size = std::max<std::uint64_t>(1, result.bytes_requested / std::max<std::uint64_t>(1, refs.size()));
-        const std::uint64_t buffer_entries = std::max<std::uint64_t>(1, mode == SimMode::object ? buffer / mean_size : buffer);
-        const std::uint64_t lifetime = config.prefetch_lifetime ? config.prefetch_lifetime : 8 * buffer_entries;
+        const std::uint64_t mean_size = std::max<std::uint64_t>(
+            1, result.bytes_requested / std::max<std::uint64_t>(1, refs.size()));
+        const std::uint64_t buffer_entries =
+            std::max<std::uint64_t>(1, mode == SimMode::object ? buffer / mean_size : buffer);
+        const std::uint64_t lifetime =
+            config.prefetch_lifetime ? config.prefetch_lifetime : 8 * buffer_entries;
         std::vector<Key> candidates;
         for (std::size_t i = 0; i < refs.size(); ++i) {
             const Reference& ref = refs[i];
@@ -188,12 +204,14 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                 prefetcher->on_miss_stream(ref.key, candidates);
             }
             for (const Key k : candidates)
-                if (!cache.contains(k) && !pbuf.contains(k) && pbuf.add(k, ref.size, i)) ++result.prefetches_issued;
+                if (!cache.contains(k) && !pbuf.contains(k) && pbuf.add(k, ref.size, i))
+                    ++result.prefetches_issued;
             result.prefetches_wasted += pbuf.expire(i, lifetime);
         }
         result.prefetches_wasted += pbuf.live();
     }
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.learner = cache.policy().learner_state();
     return result;
 }

@@ -1,11 +1,11 @@
 // Threads reading and writing overlapping ranges through one engine: the final file equals the
 // serial application of every thread's writes, and no reader ever sees a value that was not
 // written to that byte (by its owner, at or before the owner's progress).
+#include "engine_fixture.hpp"
+
 #include <atomic>
 #include <gtest/gtest.h>
 #include <thread>
-
-#include "engine_fixture.hpp"
 
 namespace iosig::tier {
 namespace {
@@ -20,9 +20,12 @@ constexpr unsigned iterations = 250;
 unsigned char value_of(std::size_t t, unsigned i, std::size_t offset) {
     return static_cast<unsigned char>((i * 131 + offset * 7 + t * 13) % 251 + 1);
 }
-// The iteration that wrote `value` at `offset` for writer t (inverse of value_of; 131^-1 mod 251 = 23).
+// The iteration that wrote `value` at `offset` for writer t (inverse of value_of; 131^-1 mod 251 =
+// 23).
 unsigned iteration_of(std::size_t t, unsigned char value, std::size_t offset) {
-    const long r = (static_cast<long>(value) - 1 - static_cast<long>(offset * 7 + t * 13) % 251 + 2 * 251) % 251;
+    const long r =
+        (static_cast<long>(value) - 1 - static_cast<long>(offset * 7 + t * 13) % 251 + 2 * 251) %
+        251;
     return static_cast<unsigned>((r * 23) % 251);
 }
 
@@ -43,7 +46,8 @@ void run(const std::string& policy) {
     std::vector<char> zeros(lines * line, 0);
     ASSERT_EQ(tier->pwrite(h, zeros.data(), zeros.size(), 0), static_cast<ssize_t>(zeros.size()));
 
-    std::vector<std::vector<unsigned char>> reference(writers, std::vector<unsigned char>(lines * line, 0));
+    std::vector<std::vector<unsigned char>> reference(writers,
+                                                      std::vector<unsigned char>(lines * line, 0));
     std::array<std::atomic<unsigned>, writers> progress{};
     std::atomic<bool> stop{false};
     std::atomic<std::uint64_t> violations{0}, reads{0};
@@ -56,9 +60,13 @@ void run(const std::string& policy) {
                 const std::size_t len = 1 + rng() % segment;
                 const std::size_t off = l * line + t * segment + rng() % (segment - len + 1);
                 std::vector<unsigned char> data(len);
-                for (std::size_t k = 0; k < len; ++k) data[k] = value_of(t, i, off + k);
-                if (tier->pwrite(h, data.data(), len, static_cast<off_t>(off)) != static_cast<ssize_t>(len)) ++violations;
-                std::copy(data.begin(), data.end(), reference[t].begin() + static_cast<std::ptrdiff_t>(off));
+                for (std::size_t k = 0; k < len; ++k)
+                    data[k] = value_of(t, i, off + k);
+                if (tier->pwrite(h, data.data(), len, static_cast<off_t>(off)) !=
+                    static_cast<ssize_t>(len))
+                    ++violations;
+                std::copy(data.begin(), data.end(),
+                          reference[t].begin() + static_cast<std::ptrdiff_t>(off));
                 progress[t] = i + 1;
                 if (i % 50 == 49 && tier->fsync(h) != 0) ++violations;
             }
@@ -71,28 +79,33 @@ void run(const std::string& policy) {
             while (!stop) {
                 const std::size_t len = 1 + rng() % (2 * line);
                 const std::size_t off = rng() % (lines * line - len);
-                if (tier->pread(h, buffer.data(), len, static_cast<off_t>(off)) != static_cast<ssize_t>(len)) {
+                if (tier->pread(h, buffer.data(), len, static_cast<off_t>(off)) !=
+                    static_cast<ssize_t>(len)) {
                     ++violations;
                     continue;
                 }
                 for (std::size_t k = 0; k < len; ++k) {
                     const std::size_t at = off + k, owner = (at % line) / segment;
                     if (buffer[k] == 0) continue;
-                    if (iteration_of(owner, buffer[k], at) > progress[owner]) ++violations; // write i runs while progress == i
+                    if (iteration_of(owner, buffer[k], at) > progress[owner])
+                        ++violations; // write i runs while progress == i
                 }
                 ++reads;
             }
         });
     }
-    for (std::size_t t = 0; t < writers; ++t) threads[t].join();
+    for (std::size_t t = 0; t < writers; ++t)
+        threads[t].join();
     stop = true;
-    for (std::size_t t = writers; t < threads.size(); ++t) threads[t].join();
+    for (std::size_t t = writers; t < threads.size(); ++t)
+        threads[t].join();
     EXPECT_EQ(violations, 0u) << policy;
     EXPECT_GT(reads, 10u);
 
     // The serial reference: every writer's own sequence applied to its own bytes.
     std::vector<char> expected(lines * line);
-    for (std::size_t b = 0; b < expected.size(); ++b) expected[b] = static_cast<char>(reference[(b % line) / segment][b]);
+    for (std::size_t b = 0; b < expected.size(); ++b)
+        expected[b] = static_cast<char>(reference[(b % line) / segment][b]);
     std::vector<char> got(expected.size());
     ASSERT_EQ(tier->pread(h, got.data(), got.size(), 0), static_cast<ssize_t>(got.size()));
     EXPECT_EQ(got, expected) << policy;
@@ -101,9 +114,15 @@ void run(const std::string& policy) {
     EXPECT_GT(tier->stats().evictions, 0u);
 }
 
-TEST(Concurrency, OverlappingThreadsEqualTheSerialReferenceLru) { run("lru"); }
-TEST(Concurrency, OverlappingThreadsEqualTheSerialReferenceLearner) { run("ws"); }
-TEST(Concurrency, OverlappingThreadsEqualTheSerialReferenceArc) { run("arc"); }
+TEST(Concurrency, OverlappingThreadsEqualTheSerialReferenceLru) {
+    run("lru");
+}
+TEST(Concurrency, OverlappingThreadsEqualTheSerialReferenceLearner) {
+    run("ws");
+}
+TEST(Concurrency, OverlappingThreadsEqualTheSerialReferenceArc) {
+    run("arc");
+}
 
 } // namespace
 } // namespace iosig::tier

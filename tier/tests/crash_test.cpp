@@ -3,13 +3,13 @@
 // not yet synced (a power cut), reopen (recovery), and verify that no byte acknowledged by fsync is
 // lost and that no byte holds stale data: each byte holds a value written to it at or after its
 // last acknowledged version.
+#include "engine_fixture.hpp"
+
 #include <cerrno>
 #include <gtest/gtest.h>
 #include <map>
 #include <optional>
 #include <random>
-
-#include "engine_fixture.hpp"
 
 namespace iosig::tier {
 namespace {
@@ -26,7 +26,8 @@ unsigned char value_of(unsigned v, std::size_t offset) {
 
 struct Outcome {
     std::vector<std::vector<unsigned>> versions; // per byte: versions written to it, in order
-    std::vector<std::optional<unsigned>> acked;  // per byte: version made durable by a successful fsync
+    std::vector<std::optional<unsigned>>
+        acked; // per byte: version made durable by a successful fsync
     bool any_failure = false;
 };
 
@@ -73,11 +74,14 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
         const std::size_t len = 1 + rng() % 6000;
         const std::size_t off = rng() % (file_bytes - len);
         std::vector<unsigned char> data(len);
-        for (std::size_t i = 0; i < len; ++i) data[i] = value_of(v, off + i);
-        for (std::size_t i = 0; i < len; ++i) out.versions[off + i].push_back(v);
+        for (std::size_t i = 0; i < len; ++i)
+            data[i] = value_of(v, off + i);
+        for (std::size_t i = 0; i < len; ++i)
+            out.versions[off + i].push_back(v);
         const ssize_t n = tier.pwrite(h, data.data(), len, static_cast<off_t>(off));
         if (n == static_cast<ssize_t>(len)) {
-            for (std::size_t i = 0; i < len; ++i) latest[off + i] = v;
+            for (std::size_t i = 0; i < len; ++i)
+                latest[off + i] = v;
         } else {
             out.any_failure = true;
         }
@@ -91,15 +95,19 @@ std::string check(const std::vector<char>& content, const Outcome& out) {
     for (std::size_t b = 0; b < file_bytes; ++b) {
         const auto got = b < content.size() ? static_cast<unsigned char>(content[b]) : 0;
         if (got == 0) {
-            if (out.acked[b]) return "byte " + std::to_string(b) + ": acknowledged version " + std::to_string(*out.acked[b]) + " lost";
+            if (out.acked[b])
+                return "byte " + std::to_string(b) + ": acknowledged version " +
+                       std::to_string(*out.acked[b]) + " lost";
             continue;
         }
         bool allowed = false;
         for (const unsigned v : out.versions[b])
             if (value_of(v, b) == got && (!out.acked[b] || v >= *out.acked[b])) allowed = true;
         if (!allowed)
-            return "byte " + std::to_string(b) + ": value " + std::to_string(got) + " is stale or was never written there" +
-                   (out.acked[b] ? " (acknowledged version " + std::to_string(*out.acked[b]) + ")" : "");
+            return "byte " + std::to_string(b) + ": value " + std::to_string(got) +
+                   " is stale or was never written there" +
+                   (out.acked[b] ? " (acknowledged version " + std::to_string(*out.acked[b]) + ")"
+                                 : "");
     }
     return "";
 }
@@ -131,13 +139,15 @@ SweepResult sweep(std::set<FileRole> roles, std::uint64_t writes, std::uint64_t 
         r.recovered_lines += tier->recovery().lines_written_home;
         ++r.runs;
         r.failed_runs += outcome.any_failure;
-        for (const auto& a : outcome.acked) r.acked_bytes += a.has_value();
+        for (const auto& a : outcome.acked)
+            r.acked_bytes += a.has_value();
         const std::string home_violation = check(read_file(home), outcome);
         EXPECT_EQ(home_violation, "") << "home file after recovery, failing write " << n;
         const int h = tier->open_file(home, O_RDONLY);
         std::vector<char> through(file_bytes, 0);
         if (h >= 0) EXPECT_GE(tier->pread(h, through.data(), file_bytes, 0), 0);
-        EXPECT_EQ(check(through, outcome), "") << "read through the tier after recovery, failing write " << n;
+        EXPECT_EQ(check(through, outcome), "")
+            << "read through the tier after recovery, failing write " << n;
         if (!home_violation.empty()) break; // one detailed failure is enough
     }
     return r;
@@ -151,24 +161,29 @@ std::pair<std::uint64_t, std::uint64_t> count_writes() {
         const Outcome o = run_workload(*tier, dir / "home.dat", 1);
         EXPECT_FALSE(o.any_failure);
     }
-    return {faults->writes(FileRole::cache) + faults->writes(FileRole::journal), faults->writes(FileRole::home)};
+    return {faults->writes(FileRole::cache) + faults->writes(FileRole::journal),
+            faults->writes(FileRole::home)};
 }
 
 TEST(CrashSafety, FailingTheNthCacheSideWriteLosesNoAcknowledgedByte) {
     const auto [cache_writes, home_writes] = count_writes();
     ASSERT_GT(cache_writes, 100u);
-    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, cache_writes, std::max<std::uint64_t>(1, cache_writes / 150));
+    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, cache_writes,
+                                std::max<std::uint64_t>(1, cache_writes / 150));
     EXPECT_GT(r.failed_runs, r.runs / 2) << "the injected failures must actually hit the workload";
-    EXPECT_GT(r.recovered_lines, 0u) << "some crashes must leave dirty lines for recovery to write home";
+    EXPECT_GT(r.recovered_lines, 0u)
+        << "some crashes must leave dirty lines for recovery to write home";
     EXPECT_GT(r.acked_bytes, 0u);
 }
 
 TEST(CrashSafety, FailingTheNthHomeWriteLosesNoAcknowledgedByte) {
     const auto [cache_writes, home_writes] = count_writes();
     ASSERT_GT(home_writes, 20u);
-    const SweepResult r = sweep({FileRole::home}, home_writes, std::max<std::uint64_t>(1, home_writes / 150));
+    const SweepResult r =
+        sweep({FileRole::home}, home_writes, std::max<std::uint64_t>(1, home_writes / 150));
     EXPECT_GT(r.failed_runs, r.runs / 2);
-    EXPECT_GT(r.recovered_lines, 0u) << "dirty lines that could not go home are written by recovery";
+    EXPECT_GT(r.recovered_lines, 0u)
+        << "dirty lines that could not go home are written by recovery";
 }
 
 TEST(CrashSafety, PowerLossWithoutFailedWritesKeepsEveryAcknowledgedByte) {

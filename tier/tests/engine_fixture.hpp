@@ -1,6 +1,8 @@
 // A scratch directory (tmpfs when available, so fsync costs nothing) and helpers for engine tests.
 #pragma once
 
+#include "iosig/tier/engine.hpp"
+
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -9,17 +11,17 @@
 #include <unistd.h>
 #include <vector>
 
-#include "iosig/tier/engine.hpp"
-
 namespace iosig::tier::test_support {
 
 class ScratchDir {
 public:
     ScratchDir() {
-        const std::filesystem::path base =
-            std::filesystem::exists("/dev/shm") ? std::filesystem::path("/dev/shm") : std::filesystem::temp_directory_path();
+        const std::filesystem::path base = std::filesystem::exists("/dev/shm")
+                                               ? std::filesystem::path("/dev/shm")
+                                               : std::filesystem::temp_directory_path();
         std::random_device rd;
-        path_ = base / ("iosig-tier-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+        path_ =
+            base / ("iosig-tier-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
         std::filesystem::create_directories(path_);
     }
     ~ScratchDir() {
@@ -35,7 +37,8 @@ private:
 
 inline std::vector<char> read_file(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
-    return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::vector<char>((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
 }
 
 inline void write_file(const std::filesystem::path& p, const std::vector<char>& data) {
@@ -46,11 +49,13 @@ inline void write_file(const std::filesystem::path& p, const std::vector<char>& 
 inline std::vector<char> pattern(std::size_t n, unsigned seed) {
     std::vector<char> v(n);
     std::mt19937 rng(seed);
-    for (char& c : v) c = static_cast<char>(rng());
+    for (char& c : v)
+        c = static_cast<char>(rng());
     return v;
 }
 
-inline TierConfig small_config(const ScratchDir& dir, std::uint64_t lines = 16, std::uint64_t line_size = 4096) {
+inline TierConfig small_config(const ScratchDir& dir, std::uint64_t lines = 16,
+                               std::uint64_t line_size = 4096) {
     TierConfig c;
     c.cache_file = dir / "cache.tier";
     c.cache_size = lines * line_size;

@@ -1,9 +1,9 @@
 // The engine's contract (engine.hpp, docs/tier.md "Durability contract") on real files.
+#include "engine_fixture.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <gtest/gtest.h>
-
-#include "engine_fixture.hpp"
 
 namespace iosig::tier {
 namespace {
@@ -85,7 +85,8 @@ TEST(Engine, EvictionWritesDirtyLinesBackAndKeepsEveryByte) {
     for (int i = 0; i < 500; ++i) {
         const std::size_t off = rng() % (reference.size() - 3000), len = 1 + rng() % 3000;
         const auto chunk = pattern(len, static_cast<unsigned>(i));
-        ASSERT_EQ(tier->pwrite(h, chunk.data(), len, static_cast<off_t>(off)), static_cast<ssize_t>(len));
+        ASSERT_EQ(tier->pwrite(h, chunk.data(), len, static_cast<off_t>(off)),
+                  static_cast<ssize_t>(len));
         std::copy(chunk.begin(), chunk.end(), reference.begin() + static_cast<std::ptrdiff_t>(off));
     }
     reference.resize(static_cast<std::size_t>(tier->file_size(h)));
@@ -113,12 +114,15 @@ TEST(Engine, EveryOnlinePolicyDrivesTheEngine) {
                 const ssize_t n = tier->pread(h, got.data(), len, static_cast<off_t>(off));
                 ASSERT_GE(n, 0);
                 const std::size_t valid = std::min<std::size_t>(static_cast<std::size_t>(n), len);
-                EXPECT_TRUE(std::equal(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(valid),
+                EXPECT_TRUE(std::equal(got.begin(),
+                                       got.begin() + static_cast<std::ptrdiff_t>(valid),
                                        reference.begin() + static_cast<std::ptrdiff_t>(off)))
                     << policy;
             } else {
-                ASSERT_EQ(tier->pwrite(h, chunk.data(), len, static_cast<off_t>(off)), static_cast<ssize_t>(len));
-                std::copy(chunk.begin(), chunk.end(), reference.begin() + static_cast<std::ptrdiff_t>(off));
+                ASSERT_EQ(tier->pwrite(h, chunk.data(), len, static_cast<off_t>(off)),
+                          static_cast<ssize_t>(len));
+                std::copy(chunk.begin(), chunk.end(),
+                          reference.begin() + static_cast<std::ptrdiff_t>(off));
             }
         }
         ASSERT_EQ(tier->close(h), 0) << policy;
@@ -166,7 +170,8 @@ TEST(Engine, AnotherEngineCannotOpenACacheInUse) {
         TierCache::open(small_config(dir));
         FAIL() << "opened a cache file another engine holds";
     } catch (const TierError& e) {
-        EXPECT_NE(std::string(e.what()).find("in use by another process"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("in use by another process"), std::string::npos)
+            << e.what();
     }
 }
 
@@ -181,7 +186,8 @@ TEST(Engine, BadConfigurationIsRejectedWithTheReason) {
         TierCache::open(config);
         FAIL();
     } catch (const TierError& e) {
-        EXPECT_STREQ(e.what(), "policy 'belady' needs the future of the trace; the engine cannot use it");
+        EXPECT_STREQ(e.what(),
+                     "policy 'belady' needs the future of the trace; the engine cannot use it");
     }
     config = small_config(dir);
     config.cache_size = 4096;
@@ -209,7 +215,8 @@ TEST(Engine, AppendWritesAtTheEnd) {
     ScratchDir dir;
     auto tier = TierCache::open(small_config(dir));
     const int h = tier->open_file(dir / "log.dat", O_RDWR | O_CREAT | O_TRUNC);
-    for (int i = 0; i < 1000; ++i) ASSERT_EQ(tier->append(h, "0123456789", 10), 10);
+    for (int i = 0; i < 1000; ++i)
+        ASSERT_EQ(tier->append(h, "0123456789", 10), 10);
     EXPECT_EQ(tier->file_size(h), 10000);
     ASSERT_EQ(tier->close(h), 0);
     const auto home = read_file(dir / "log.dat");
@@ -228,7 +235,8 @@ TEST(Engine, DirtyLinesStayBoundedWhileWriting) {
         ASSERT_EQ(tier->pwrite(h, line.data(), 4096, static_cast<off_t>(i) * 4096), 4096);
         EXPECT_LE(tier->stats().dirty_lines, 5u) << "after line " << i;
     }
-    EXPECT_GE(tier->stats().writebacks, 59u) << "the flusher made room despite the long write-back delay";
+    EXPECT_GE(tier->stats().writebacks, 59u)
+        << "the flusher made room despite the long write-back delay";
 }
 
 TEST(Engine, SequentialStreamsBypassTheCacheCoherently) {
@@ -264,7 +272,8 @@ TEST(Engine, PrefetchedLinesArePromotedOnUse) {
     const int h = tier->open_file(home, O_RDONLY);
     std::vector<char> got(data.size());
     for (std::size_t line = 0; line < 256; ++line) {
-        ASSERT_EQ(tier->pread(h, got.data() + line * 4096, 4096, static_cast<off_t>(line * 4096)), 4096);
+        ASSERT_EQ(tier->pread(h, got.data() + line * 4096, 4096, static_cast<off_t>(line * 4096)),
+                  4096);
         usleep(200); // think time: the prefetcher works between demand misses
     }
     EXPECT_EQ(got, data);

@@ -16,30 +16,36 @@ std::string run(const std::string& command) {
     FILE* pipe = ::popen(command.c_str(), "r");
     if (pipe == nullptr) return out;
     std::array<char, 4096> buffer;
-    while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
+    while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr)
+        out += buffer.data();
     const int status = ::pclose(pipe);
     if (status != 0) ADD_FAILURE() << command << " exited with " << status << ":\n" << out;
     return out;
 }
 
 TEST(Lab, RandomReadsThroughTheTierBeatTheThrottledDiskAndMatchTheModel) {
-    if (::geteuid() != 0) GTEST_SKIP() << "the device lab needs root (loop devices, mounts, cgroups)";
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "the device lab needs root (loop devices, mounts, cgroups)";
     const char* lab_dir = std::getenv("IOSIG_LAB_DIR");
     if (lab_dir == nullptr || !std::filesystem::exists(std::filesystem::path(lab_dir) / "lab.yaml"))
-        GTEST_SKIP() << "no lab: IOSIG_LAB_DIR is unset or has no lab.yaml (the ctest fixture 'lab' brings one up)";
+        GTEST_SKIP() << "no lab: IOSIG_LAB_DIR is unset or has no lab.yaml (the ctest fixture "
+                        "'lab' brings one up)";
     const std::filesystem::path lab(lab_dir);
-    const std::string command = std::string("IOSIG_LAB_DIR=") + lab_dir + " " + IOSIG_SOURCE_DIR +
-                                "/tests/lab/lab exec -- " + IOSIG_BINARY_DIR +
-                                "/bin/iosig-tierbench --json --cache-dir " + (lab / "mnt/ramdisk").string() +
-                                " --home-dir " + (lab / "mnt/hdd").string() + " --node " + (lab / "lab.yaml").string() +
-                                " --working-set 1M --requests 2560 --pattern random --policy ws";
+    const std::string command =
+        std::string("IOSIG_LAB_DIR=") + lab_dir + " " + IOSIG_SOURCE_DIR +
+        "/tests/lab/lab exec -- " + IOSIG_BINARY_DIR + "/bin/iosig-tierbench --json --cache-dir " +
+        (lab / "mnt/ramdisk").string() + " --home-dir " + (lab / "mnt/hdd").string() + " --node " +
+        (lab / "lab.yaml").string() +
+        " --working-set 1M --requests 2560 --pattern random --policy ws";
     const std::string output = run(command);
     nlohmann::json result;
     ASSERT_NO_THROW(result = nlohmann::json::parse(output)) << output;
-    const double direct = result["measured"]["direct_seconds"], tier = result["measured"]["tier_seconds"];
+    const double direct = result["measured"]["direct_seconds"],
+                 tier = result["measured"]["tier_seconds"];
     const double predicted = result["model"]["tier_seconds"];
     EXPECT_GE(direct / tier, 5.0) << "direct " << direct << " s, tier " << tier << " s";
-    EXPECT_LE(std::abs(predicted - tier) / tier, 0.20) << "model " << predicted << " s, measured " << tier << " s";
+    EXPECT_LE(std::abs(predicted - tier) / tier, 0.20)
+        << "model " << predicted << " s, measured " << tier << " s";
     // The throttle really applied: 2560 random 4 KiB reads at 200 IOPS take about 12.8 s.
     EXPECT_GT(direct, 10.0);
     EXPECT_EQ(result["measured"]["stats"]["read_misses"], result["model"]["misses"]);

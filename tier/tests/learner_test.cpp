@@ -1,13 +1,13 @@
-// The paper's weight-sharing learner (docs/tier.md, "The learner"): never more than 1 % of misses worse
-// than the better of LRU and LFU on the shared trace and on the paper's synthetic traffic models, and
-// better than both when the traffic switches between the two models. Seeds are fixed.
-#include <algorithm>
-#include <array>
-#include <gtest/gtest.h>
-
+// The paper's weight-sharing learner (docs/tier.md, "The learner"): never more than 1 % of misses
+// worse than the better of LRU and LFU on the shared trace and on the paper's synthetic traffic
+// models, and better than both when the traffic switches between the two models. Seeds are fixed.
 #include "iosig/tier/simulator.hpp"
 #include "iosig/tier/synthetic.hpp"
 #include "trace_fixture.hpp"
+
+#include <algorithm>
+#include <array>
+#include <gtest/gtest.h>
 
 namespace iosig::tier {
 namespace {
@@ -41,7 +41,8 @@ TEST(Learner, WithinOnePercentOfTheBetterExpertOnTheSharedTrace) {
     IOSIG_REQUIRE_TRACE(trace, "cloudPhysicsIO.oracleGeneral.bin");
     for (std::uint64_t mib = 128; mib <= 1024; mib += 128) {
         const Misses m = compare(*trace, mib << 20);
-        EXPECT_LE(m.ws * 100, m.best() * 101) << mib << " MiB: lru " << m.lru << " lfu " << m.lfu << " ws " << m.ws;
+        EXPECT_LE(m.ws * 100, m.best() * 101)
+            << mib << " MiB: lru " << m.lru << " lfu " << m.lfu << " ws " << m.ws;
     }
 }
 
@@ -51,8 +52,8 @@ TEST(Learner, MatchesLruOnPoissonTemporalLocality) {
         for (const std::uint64_t n : lines) {
             const Misses m = compare(trace, n * page, page);
             ASSERT_LT(m.lru, m.lfu) << "the Poisson model must favour LRU";
-            EXPECT_LE(m.ws * 100, m.best() * 101)
-                << "seed " << seed << ", " << n << " lines: lru " << m.lru << " lfu " << m.lfu << " ws " << m.ws;
+            EXPECT_LE(m.ws * 100, m.best() * 101) << "seed " << seed << ", " << n << " lines: lru "
+                                                  << m.lru << " lfu " << m.lfu << " ws " << m.ws;
         }
     }
 }
@@ -63,8 +64,8 @@ TEST(Learner, MatchesLfuOnIrmZipf) {
         for (const std::uint64_t n : lines) {
             const Misses m = compare(trace, n * page, page);
             ASSERT_LT(m.lfu, m.lru) << "IRM with Zipf popularity must favour LFU";
-            EXPECT_LE(m.ws * 100, m.best() * 101)
-                << "seed " << seed << ", " << n << " lines: lru " << m.lru << " lfu " << m.lfu << " ws " << m.ws;
+            EXPECT_LE(m.ws * 100, m.best() * 101) << "seed " << seed << ", " << n << " lines: lru "
+                                                  << m.lru << " lfu " << m.lfu << " ws " << m.ws;
         }
     }
 }
@@ -74,8 +75,8 @@ TEST(Learner, BeatsBothWhenTheTrafficSwitchesModels) {
         const Trace trace = generate(RegimeSwitching{}, seed, page);
         for (const std::uint64_t n : lines) {
             const Misses m = compare(trace, n * page, page);
-            EXPECT_LT(m.ws, m.best()) << "seed " << seed << ", " << n << " lines: lru " << m.lru << " lfu " << m.lfu
-                                      << " ws " << m.ws;
+            EXPECT_LT(m.ws, m.best()) << "seed " << seed << ", " << n << " lines: lru " << m.lru
+                                      << " lfu " << m.lfu << " ws " << m.ws;
         }
     }
 }

@@ -1,17 +1,19 @@
-// Each eviction policy's rule on small hand-made sequences, and Belady against an exhaustive optimum.
+// Each eviction policy's rule on small hand-made sequences, and Belady against an exhaustive
+// optimum.
+#include "iosig/tier/cache_model.hpp"
+
 #include <algorithm>
 #include <gtest/gtest.h>
 #include <map>
 #include <random>
 #include <set>
 
-#include "iosig/tier/cache_model.hpp"
-
 namespace iosig::tier {
 namespace {
 
 // Misses of `policy` on unit-size keys with room for `capacity` entries; next accesses filled in.
-std::vector<bool> hits(const std::string& policy, std::uint64_t capacity, const std::vector<Key>& keys) {
+std::vector<bool> hits(const std::string& policy, std::uint64_t capacity,
+                       const std::vector<Key>& keys) {
     PolicyConfig config;
     config.capacity = capacity;
     CacheModel cache(capacity, make_policy(policy, config));
@@ -28,7 +30,8 @@ std::vector<bool> hits(const std::string& policy, std::uint64_t capacity, const 
     return out;
 }
 
-std::size_t misses(const std::string& policy, std::uint64_t capacity, const std::vector<Key>& keys) {
+std::size_t misses(const std::string& policy, std::uint64_t capacity,
+                   const std::vector<Key>& keys) {
     const auto h = hits(policy, capacity, keys);
     return static_cast<std::size_t>(std::count(h.begin(), h.end(), false));
 }
@@ -46,9 +49,11 @@ TEST(Policies, LfuEvictsTheLeastFrequentOldestFirst) {
 }
 
 TEST(Policies, ArcProtectsFrequentEntriesFromAScan) {
-    // A hot set {1,2} used twice, then a scan of new keys: LRU loses the hot set, ARC keeps it in T2.
+    // A hot set {1,2} used twice, then a scan of new keys: LRU loses the hot set, ARC keeps it in
+    // T2.
     std::vector<Key> keys{1, 2, 1, 2};
-    for (Key k = 100; k < 104; ++k) keys.push_back(k);
+    for (Key k = 100; k < 104; ++k)
+        keys.push_back(k);
     keys.insert(keys.end(), {1, 2});
     EXPECT_EQ(misses("lru", 4, keys), 2u + 4u + 2u);
     EXPECT_EQ(misses("arc", 4, keys), 2u + 4u);
@@ -57,7 +62,8 @@ TEST(Policies, ArcProtectsFrequentEntriesFromAScan) {
 TEST(Policies, RandomIsReproducibleForAFixedSeed) {
     std::vector<Key> keys;
     std::mt19937_64 rng(5);
-    for (int i = 0; i < 2000; ++i) keys.push_back(rng() % 50);
+    for (int i = 0; i < 2000; ++i)
+        keys.push_back(rng() % 50);
     EXPECT_EQ(hits("random", 10, keys), hits("random", 10, keys));
 }
 
@@ -89,7 +95,8 @@ std::size_t optimal_misses(std::size_t capacity, const std::vector<Key>& keys) {
         states = std::move(next);
     }
     std::size_t best = keys.size();
-    for (const auto& [set, cost] : states) best = std::min(best, cost);
+    for (const auto& [set, cost] : states)
+        best = std::min(best, cost);
     return best;
 }
 
@@ -97,7 +104,8 @@ TEST(Policies, BeladyIsOptimalForUnitSizes) {
     std::mt19937_64 rng(11);
     for (int round = 0; round < 30; ++round) {
         std::vector<Key> keys;
-        for (int i = 0; i < 14; ++i) keys.push_back(rng() % 6);
+        for (int i = 0; i < 14; ++i)
+            keys.push_back(rng() % 6);
         const std::size_t capacity = 2 + round % 3;
         const std::size_t optimum = optimal_misses(capacity, keys);
         EXPECT_EQ(misses("belady", capacity, keys), optimum);
@@ -126,7 +134,8 @@ TEST(Policies, EraseRemovesWithoutEviction) {
         PolicyConfig config;
         config.capacity = 3;
         CacheModel cache(3, make_policy(name, config));
-        for (Key k : {1, 2, 3}) cache.access(Access{k, 1, 10});
+        for (Key k : {1, 2, 3})
+            cache.access(Access{k, 1, 10});
         EXPECT_TRUE(cache.erase(2)) << name;
         EXPECT_FALSE(cache.erase(2)) << name;
         EXPECT_FALSE(cache.access(Access{4, 1, 11})) << name;
@@ -140,7 +149,9 @@ TEST(Policies, UnknownNamesAreRejectedWithTheKnownOnes) {
         make_policy("mru", {});
         FAIL();
     } catch (const std::invalid_argument& e) {
-        EXPECT_STREQ(e.what(), "unknown eviction policy 'mru' (known: lru, lfu, random, arc, ws, lecar, belady)");
+        EXPECT_STREQ(
+            e.what(),
+            "unknown eviction policy 'mru' (known: lru, lfu, random, arc, ws, lecar, belady)");
     }
 }
 

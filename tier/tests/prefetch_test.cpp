@@ -1,16 +1,17 @@
 // Prefetchers (docs/tier.md, "Prefetch"): the stream identifier cuts misses on strided traffic, the
 // Markov predictor on Markov-patterned traffic, and neither costs more than 1 % of misses on random
 // traffic although their buffer is carved out of the cache.
-#include <gtest/gtest.h>
-
 #include "iosig/tier/prefetch.hpp"
 #include "iosig/tier/simulator.hpp"
 #include "iosig/tier/synthetic.hpp"
 
+#include <gtest/gtest.h>
+
 namespace iosig::tier {
 namespace {
 
-SimResult run(const Trace& trace, const std::string& prefetch, std::uint64_t cache_size = 16 << 20) {
+SimResult run(const Trace& trace, const std::string& prefetch,
+              std::uint64_t cache_size = 16 << 20) {
     SimConfig config;
     config.policy = "lru";
     config.cache_size = cache_size;
@@ -22,7 +23,8 @@ TEST(Prefetch, StreamIdentifierCutsMissesOnStridedTraffic) {
     for (const std::uint64_t stride : {1, 3, 16}) {
         const Trace trace = generate(Strided{100000, 4, stride, 4096}, 1);
         const SimResult plain = run(trace, ""), stream = run(trace, "stream");
-        EXPECT_EQ(plain.misses, plain.references) << "every line is new: no cache helps without prefetch";
+        EXPECT_EQ(plain.misses, plain.references)
+            << "every line is new: no cache helps without prefetch";
         EXPECT_LT(stream.misses * 10, plain.misses) << "stride " << stride;
         EXPECT_GT(stream.prefetch_accuracy(), 0.9) << "stride " << stride;
     }
@@ -57,7 +59,8 @@ TEST(Prefetch, NeitherHurtsRandomTrafficByMoreThanOnePercent) {
     const SimResult plain = run(trace, "");
     for (const char* kind : {"stream", "markov"}) {
         const SimResult with = run(trace, kind);
-        EXPECT_LE(with.misses * 100, plain.misses * 101) << kind << ": " << plain.misses << " -> " << with.misses;
+        EXPECT_LE(with.misses * 100, plain.misses * 101)
+            << kind << ": " << plain.misses << " -> " << with.misses;
     }
 }
 

@@ -1,8 +1,8 @@
 // The paper's queueing model (Eqs. 1-7), checked against its worked example (Sec. 5) and against
 // rates derived from a node model.
-#include <gtest/gtest.h>
-
 #include "iosig/tier/queueing.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::tier {
 namespace {
@@ -14,9 +14,9 @@ TEST(QueueingModel, PaperWorkedExample) {
     const std::vector<ProcessLoad> processes(4, ProcessLoad{2500, 0, 500});
     const CompletionTime t = completion_time(processes, rates);
     ASSERT_EQ(t.process.size(), 4u);
-    EXPECT_DOUBLE_EQ(t.hit[0], 2.5);            // "total response time per process = 2500/1000 = 2.5 sec"
-    EXPECT_NEAR(t.miss[0], 500.0 / 33, 1e-12);  // Eq. 2
-    EXPECT_DOUBLE_EQ(t.seconds, t.miss[0]);     // Eqs. 3-4: the miss queue dominates
+    EXPECT_DOUBLE_EQ(t.hit[0], 2.5); // "total response time per process = 2500/1000 = 2.5 sec"
+    EXPECT_NEAR(t.miss[0], 500.0 / 33, 1e-12); // Eq. 2
+    EXPECT_DOUBLE_EQ(t.seconds, t.miss[0]);    // Eqs. 3-4: the miss queue dominates
 
     const auto e = equilibrium(100, 0.2, 1000, 33, 4);
     ASSERT_TRUE(e.has_value());
@@ -62,7 +62,8 @@ TEST(QueueingModel, RatesFromTheNodeModel) {
     fast.path = "/fast";
     fast.device = "ram";
     node.mounts = {slow, fast};
-    // 4 KiB random read on the disk: 1 ms + 4 ms seek + 4096 / 20 MiB/s = 5.195 ms -> 192.5/s (< 200 IOPS).
+    // 4 KiB random read on the disk: 1 ms + 4 ms seek + 4096 / 20 MiB/s = 5.195 ms -> 192.5/s (<
+    // 200 IOPS).
     EXPECT_NEAR(service_rate(hdd, 4096, true, true), 1 / (0.005 + 4096.0 / (20 << 20)), 1e-9);
     // Sequential 1 MiB: bandwidth-bound, 1 ms + 50 ms.
     EXPECT_NEAR(service_rate(hdd, 1 << 20, true, false), 1 / 0.051, 1e-9);
@@ -71,8 +72,10 @@ TEST(QueueingModel, RatesFromTheNodeModel) {
     const TierRates r = tier_rates(node, "/fast", "/slow", 4096, true);
     EXPECT_NEAR(r.tier1_read, 1 / (2e-6 + 4096 / 6e9), 1e-6);
     EXPECT_NEAR(r.tier2, service_rate(hdd, 4096, true, true), 1e-9);
-    EXPECT_EQ(tier_rates(node, "/fast/cache/dir", "/slow/home", 4096, true).tier2, r.tier2) << "files below a mount";
-    EXPECT_EQ(mount_holding(node, "/fastx"), nullptr) << "a prefix of the name is not a parent directory";
+    EXPECT_EQ(tier_rates(node, "/fast/cache/dir", "/slow/home", 4096, true).tier2, r.tier2)
+        << "files below a mount";
+    EXPECT_EQ(mount_holding(node, "/fastx"), nullptr)
+        << "a prefix of the name is not a parent directory";
     EXPECT_THROW(tier_rates(node, "/nowhere", "/slow", 4096, true), std::invalid_argument);
 }
 

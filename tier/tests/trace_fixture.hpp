@@ -1,11 +1,12 @@
-// The shared cloudPhysics traces, loaded once per test binary; tests skip with the path when absent.
+// The shared cloudPhysics traces, loaded once per test binary; tests skip with the path when
+// absent.
 #pragma once
+
+#include "iosig/tier/trace.hpp"
 
 #include <filesystem>
 #include <optional>
 #include <string>
-
-#include "iosig/tier/trace.hpp"
 
 namespace iosig::tier::test_support {
 
@@ -33,6 +34,7 @@ inline const Trace* cloud_physics_csv() {
 
 } // namespace iosig::tier::test_support
 
-#define IOSIG_REQUIRE_TRACE(ptr, file)                                                                    \
-    if ((ptr) == nullptr)                                                                                 \
-    GTEST_SKIP() << "shared trace missing: " << iosig::tier::test_support::shared_trace(file).string()
+#define IOSIG_REQUIRE_TRACE(ptr, file)                                                             \
+    if ((ptr) == nullptr)                                                                          \
+    GTEST_SKIP() << "shared trace missing: "                                                       \
+                 << iosig::tier::test_support::shared_trace(file).string()

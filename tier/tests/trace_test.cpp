@@ -1,9 +1,9 @@
 // Trace readers: both formats of the shared trace, and clear errors naming file and line/record.
-#include <gtest/gtest.h>
-
 #include "iosig/tier/simulator.hpp"
 #include "iosig/tier/synthetic.hpp"
 #include "trace_fixture.hpp"
+
+#include <gtest/gtest.h>
 
 namespace iosig::tier {
 namespace {
@@ -25,7 +25,8 @@ TEST(TraceReader, ReadsTheSharedTraceInBothFormats) {
     ASSERT_EQ(csv->requests.size(), 113872u);
     ASSERT_EQ(oracle->requests.size(), 113872u);
     std::size_t writes = 0;
-    for (const Request& r : csv->requests) writes += r.write;
+    for (const Request& r : csv->requests)
+        writes += r.write;
     EXPECT_EQ(writes, 66898u); // NOTES.md: 66,898 writes, 46,974 reads
     // The oracleGeneral ids are the csv's lbns; the first request is "2a,512,42932745".
     EXPECT_EQ(csv->requests[0].id, 42932745ull * 512);
@@ -35,7 +36,8 @@ TEST(TraceReader, ReadsTheSharedTraceInBothFormats) {
 }
 
 TEST(TraceReader, BlockModeSplitsRequestsIntoLines) {
-    const Trace t = parse_csv_trace("version,time,op,size,lbn\n1,0,28,8192,7\n1,1,2a,512,7\n", "t.csv");
+    const Trace t =
+        parse_csv_trace("version,time,op,size,lbn\n1,0,28,8192,7\n1,1,2a,512,7\n", "t.csv");
     SimConfig config;
     config.cache_size = 1 << 20;
     config.line_size = 4096;
@@ -49,10 +51,13 @@ TEST(TraceReader, BlockModeSplitsRequestsIntoLines) {
 }
 
 TEST(TraceReader, CsvErrorsNameFileAndLine) {
-    EXPECT_EQ(error_of([] { parse_csv_trace("version,time,op,size,lbn\n1,0,zz,512,7\n", "bad.csv"); }),
-              "bad.csv:2: unknown operation 'zz' (expected a SCSI read/write opcode in hex such as 28 or 2a, or r/w)");
-    EXPECT_EQ(error_of([] { parse_csv_trace("version,time,op,size,lbn\n\n1,0,28,-5,7\n", "bad.csv"); }),
-              "bad.csv:3: size '-5' is not a byte count below 4 GiB");
+    EXPECT_EQ(
+        error_of([] { parse_csv_trace("version,time,op,size,lbn\n1,0,zz,512,7\n", "bad.csv"); }),
+        "bad.csv:2: unknown operation 'zz' (expected a SCSI read/write opcode in hex such as 28 or "
+        "2a, or r/w)");
+    EXPECT_EQ(
+        error_of([] { parse_csv_trace("version,time,op,size,lbn\n\n1,0,28,-5,7\n", "bad.csv"); }),
+        "bad.csv:3: size '-5' is not a byte count below 4 GiB");
     EXPECT_EQ(error_of([] { parse_csv_trace("1,0,28,512\n", "bad.csv"); }).substr(0, 60),
               "bad.csv:1: expected a header naming the columns op, size and");
     EXPECT_EQ(error_of([] { parse_csv_trace("op,size,lbn\nr,512\n", "bad.csv"); }),
@@ -62,9 +67,11 @@ TEST(TraceReader, CsvErrorsNameFileAndLine) {
 TEST(TraceReader, OracleGeneralErrorsNameTheRecord) {
     const std::string truncated(24 * 2 + 5, '\0');
     EXPECT_EQ(error_of([&] { parse_oracle_general(truncated, "t.bin"); }),
-              "t.bin: 53 bytes is not a whole number of 24-byte oracleGeneral records (record 2 is truncated)");
+              "t.bin: 53 bytes is not a whole number of 24-byte oracleGeneral records (record 2 is "
+              "truncated)");
     std::string zero(24, '\0');
-    EXPECT_EQ(error_of([&] { parse_oracle_general(zero, "t.bin"); }), "t.bin: record 0 (byte 0): object 0 has size 0");
+    EXPECT_EQ(error_of([&] { parse_oracle_general(zero, "t.bin"); }),
+              "t.bin: record 0 (byte 0): object 0 has size 0");
 }
 
 TEST(TraceReader, BadSimulatorConfigurationIsRejected) {

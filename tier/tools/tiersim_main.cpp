@@ -1,14 +1,14 @@
 // iosig-tiersim: replay a block or object trace through a simulated cache and report misses, miss
 // ratio, byte miss ratio, prefetch accuracy and simulation speed (docs/tier.md, "iosig-tiersim").
+#include "iosig/tier/simulator.hpp"
+#include "iosig/tier/synthetic.hpp"
+#include "iosig/units.hpp"
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
-
-#include "iosig/tier/simulator.hpp"
-#include "iosig/tier/synthetic.hpp"
-#include "iosig/units.hpp"
 
 namespace {
 
@@ -26,7 +26,8 @@ std::vector<std::string> split_list(const std::string& text) {
 
 std::uint64_t size_or_throw(const std::string& text, const char* what) {
     const auto parsed = iosig::parse_size(text);
-    if (!parsed) throw std::invalid_argument(fmt::format("{} '{}': {}", what, text, parsed.error.message));
+    if (!parsed)
+        throw std::invalid_argument(fmt::format("{} '{}': {}", what, text, parsed.error.message));
     return *parsed.value;
 }
 
@@ -73,8 +74,8 @@ nlohmann::json to_json(const SimResult& r) {
 
 void print_table(const std::string& source, const std::vector<SimResult>& results) {
     fmt::print("trace: {}\n", source);
-    fmt::print("{:<8} {:>10} {:>11} {:>10} {:>8} {:>10} {:>9} {:>10}\n", "policy", "cache", "references", "misses",
-               "miss %", "byte miss%", "prefetch", "Mref/s");
+    fmt::print("{:<8} {:>10} {:>11} {:>10} {:>8} {:>10} {:>9} {:>10}\n", "policy", "cache",
+               "references", "misses", "miss %", "byte miss%", "prefetch", "Mref/s");
     for (const SimResult& r : results) {
         const std::string prefetch =
             r.prefetch.empty() ? "-" : fmt::format("{:.1f}%", 100 * r.prefetch_accuracy());
@@ -87,62 +88,85 @@ void print_table(const std::string& source, const std::vector<SimResult>& result
 } // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Replay a block or object trace through a simulated two-tier cache (docs/tier.md)."};
-    std::string trace_file, format_text, synthetic, policies = "lru", cache_sizes, line_size_text = "4K", mode_text,
-                                                   prefetch, prefetch_buffer_text, write_trace;
+    CLI::App app{
+        "Replay a block or object trace through a simulated two-tier cache (docs/tier.md)."};
+    std::string trace_file, format_text, synthetic, policies = "lru", cache_sizes,
+                                                    line_size_text = "4K", mode_text, prefetch,
+                                                    prefetch_buffer_text, write_trace;
     std::uint64_t seed = 42, synthetic_requests = 0;
     bool json = false;
-    auto* trace_opt = app.add_option("--trace", trace_file, "trace file (csv block trace or oracleGeneral binary)");
-    app.add_option("--synthetic", synthetic, "generate a trace instead: poisson, irm, switching, strided, markov, random")
+    auto* trace_opt = app.add_option("--trace", trace_file,
+                                     "trace file (csv block trace or oracleGeneral binary)");
+    app.add_option("--synthetic", synthetic,
+                   "generate a trace instead: poisson, irm, switching, strided, markov, random")
         ->excludes(trace_opt);
-    app.add_option("--requests", synthetic_requests, "length of the synthetic trace (0 = its default)");
-    app.add_option("--write-trace", write_trace, "also write the (synthetic) block trace as csv to this file");
+    app.add_option("--requests", synthetic_requests,
+                   "length of the synthetic trace (0 = its default)");
+    app.add_option("--write-trace", write_trace,
+                   "also write the (synthetic) block trace as csv to this file");
     app.add_option("--format", format_text, "csv or oracleGeneral (default: from the file name)");
-    app.add_option("--policy", policies, "lru, lfu, random, arc, ws, lecar, belady; comma-separated for several");
-    app.add_option("--cache-size", cache_sizes, "cache size, e.g. 256M; comma-separated for several")->required();
-    app.add_option("--line-size", line_size_text, "cache line size in block mode (4K .. 1M; default 4K)");
-    app.add_option("--mode", mode_text, "object or block (default: object for oracleGeneral, block for csv)");
+    app.add_option("--policy", policies,
+                   "lru, lfu, random, arc, ws, lecar, belady; comma-separated for several");
+    app.add_option("--cache-size", cache_sizes,
+                   "cache size, e.g. 256M; comma-separated for several")
+        ->required();
+    app.add_option("--line-size", line_size_text,
+                   "cache line size in block mode (4K .. 1M; default 4K)");
+    app.add_option("--mode", mode_text,
+                   "object or block (default: object for oracleGeneral, block for csv)");
     app.add_option("--prefetch", prefetch, "stream or markov");
-    app.add_option("--prefetch-buffer", prefetch_buffer_text, "prefetch buffer size (default: cache size / 32)");
+    app.add_option("--prefetch-buffer", prefetch_buffer_text,
+                   "prefetch buffer size (default: cache size / 32)");
     app.add_option("--seed", seed, "seed of Random, LeCaR and synthetic traces (default 42)");
     app.add_flag("--json", json, "print JSON instead of a table");
     PolicyConfig learner;
     auto* tuning = app.add_option_group("learner", "the ws learner's parameters (docs/tier.md)");
     tuning->add_option("--epoch-iterations", learner.epoch_iterations, "EPOCH_WIDTH (default 4)");
     tuning->add_option("--threshold", learner.threshold, "THRESHOLD (default 0.25)");
-    tuning->add_option("--iteration-misses", learner.iteration_misses, "misses per iteration (default: auto)");
+    tuning->add_option("--iteration-misses", learner.iteration_misses,
+                       "misses per iteration (default: auto)");
     tuning->add_option("--learning-rate", learner.learning_rate, "eta in w *= exp(-eta * loss)");
     tuning->add_option("--share", learner.share, "fixed-share fraction redistributed per epoch");
     CLI11_PARSE(app, argc, argv);
 
     try {
-        if (trace_file.empty() && synthetic.empty()) throw std::invalid_argument("give --trace FILE or --synthetic KIND");
+        if (trace_file.empty() && synthetic.empty())
+            throw std::invalid_argument("give --trace FILE or --synthetic KIND");
         SimConfig base;
         base.line_size = size_or_throw(line_size_text, "--line-size");
         if (!mode_text.empty()) {
-            if (mode_text == "object") base.mode = SimMode::object;
-            else if (mode_text == "block") base.mode = SimMode::block;
-            else throw std::invalid_argument(fmt::format("--mode '{}': expected object or block", mode_text));
+            if (mode_text == "object")
+                base.mode = SimMode::object;
+            else if (mode_text == "block")
+                base.mode = SimMode::block;
+            else
+                throw std::invalid_argument(
+                    fmt::format("--mode '{}': expected object or block", mode_text));
         }
         base.prefetch = prefetch;
         if (!prefetch.empty()) make_prefetcher(prefetch);
-        if (!prefetch_buffer_text.empty()) base.prefetch_buffer = size_or_throw(prefetch_buffer_text, "--prefetch-buffer");
+        if (!prefetch_buffer_text.empty())
+            base.prefetch_buffer = size_or_throw(prefetch_buffer_text, "--prefetch-buffer");
         base.policy_config = learner;
         base.policy_config.seed = seed;
         const auto policy_list = split_list(policies);
-        for (const std::string& p : policy_list) make_policy(p, base.policy_config); // reject typos up front
+        for (const std::string& p : policy_list)
+            make_policy(p, base.policy_config); // reject typos up front
         std::vector<std::uint64_t> sizes;
-        for (const std::string& s : split_list(cache_sizes)) sizes.push_back(size_or_throw(s, "--cache-size"));
-        if (sizes.empty() || policy_list.empty()) throw std::invalid_argument("need at least one policy and cache size");
+        for (const std::string& s : split_list(cache_sizes))
+            sizes.push_back(size_or_throw(s, "--cache-size"));
+        if (sizes.empty() || policy_list.empty())
+            throw std::invalid_argument("need at least one policy and cache size");
 
         Trace trace;
         try {
             if (!synthetic.empty()) {
-                trace = generate_named(synthetic, synthetic_requests, seed,
-                                       static_cast<std::uint32_t>(std::min<std::uint64_t>(base.line_size, 1u << 30)));
+                trace = generate_named(
+                    synthetic, synthetic_requests, seed,
+                    static_cast<std::uint32_t>(std::min<std::uint64_t>(base.line_size, 1u << 30)));
             } else {
-                const TraceFormat format =
-                    format_text.empty() ? guess_trace_format(trace_file) : parse_trace_format(format_text);
+                const TraceFormat format = format_text.empty() ? guess_trace_format(trace_file)
+                                                               : parse_trace_format(format_text);
                 trace = load_trace(trace_file, format);
             }
             if (!write_trace.empty()) write_csv_trace(trace, write_trace);
@@ -162,7 +186,8 @@ int main(int argc, char** argv) {
         }
         if (json) {
             nlohmann::json out{{"trace", trace.source}, {"results", nlohmann::json::array()}};
-            for (const SimResult& r : results) out["results"].push_back(to_json(r));
+            for (const SimResult& r : results)
+                out["results"].push_back(to_json(r));
             fmt::print("{}\n", out.dump(2));
         } else {
             print_table(trace.source, results);

@@ -1,10 +1,10 @@
 // The data path: line allocation, fills, reads, writes, truncation (engine_impl.hpp).
+#include "engine_impl.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-
-#include "engine_impl.hpp"
 
 namespace iosig::tier::detail {
 
@@ -50,7 +50,8 @@ int Engine::take_slot(std::unique_lock<std::mutex>& lock, Slot& slot) {
             ++evictions_;
             return 0;
         }
-        // Every line is dirty or in use: let the flusher clean some, or wait for a reader to finish.
+        // Every line is dirty or in use: let the flusher clean some, or wait for a reader to
+        // finish.
         if (const int e = flush_error_.load(); e < 0) return e;
         flusher_wake_.notify_one();
         ++slot_waiters_;
@@ -68,8 +69,8 @@ int Engine::sync_cache() {
     return 0;
 }
 
-// Reads the line into the freshly assigned slot (exclusively locked): from the prefetch buffer if it
-// is there, else from the home file; bytes beyond the home file are zeros.
+// Reads the line into the freshly assigned slot (exclusively locked): from the prefetch buffer if
+// it is there, else from the home file; bytes beyond the home file are zeros.
 int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot) {
     StagingBuffer buffer(*staging_);
     const auto start = static_cast<std::int64_t>(line * line_size_);
@@ -89,7 +90,8 @@ int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot) {
         ++fills_;
     }
     std::memset(buffer.data() + got, 0, line_size_ - got);
-    const ssize_t w = cache_->pwrite(buffer.data(), line_size_, static_cast<off_t>(slot * line_size_));
+    const ssize_t w =
+        cache_->pwrite(buffer.data(), line_size_, static_cast<off_t>(slot * line_size_));
     if (w < 0) return static_cast<int>(w);
     std::lock_guard lock(mutex_);
     meta_[slot].content_epoch = ++cache_epoch_;
@@ -107,16 +109,20 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
             ++m.pins;
             policy_->on_hit(slot, access);
             lock.unlock();
-            if (mode == Mode::read) data_locks_[slot].lock_shared();
-            else data_locks_[slot].lock();
+            if (mode == Mode::read)
+                data_locks_[slot].lock_shared();
+            else
+                data_locks_[slot].lock();
             lock.lock();
             if (m.valid && m.key == key) {
                 lease = Lease{slot, mode, true};
                 return 0;
             }
             // Its fill failed, or a truncate dropped it, while we waited: start over.
-            if (mode == Mode::read) data_locks_[slot].unlock_shared();
-            else data_locks_[slot].unlock();
+            if (mode == Mode::read)
+                data_locks_[slot].unlock_shared();
+            else
+                data_locks_[slot].unlock();
             unpin_locked(slot);
             continue;
         }
@@ -138,12 +144,19 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
         m.pins = 1;
         index_.put(key, slot);
         policy_->on_insert(slot, access);
-        data_locks_[slot].lock(); // unpinned until now, so nobody holds it
-        lock.unlock();
+        // Unpinned until now, so nobody holds or waits for its data lock: try_lock succeeds (and
+        // keeps the order data lock -> mutex_ everywhere else free of a real inversion).
+        if (!data_locks_[slot].try_lock()) {
+            lock.unlock();
+            data_locks_[slot].lock();
+        } else {
+            lock.unlock();
+        }
 
         ++demand_in_flight_;
         // The slot's previous owner must be recorded clean on disk before other data lands in it.
-        int e = clean_record > 0 ? journal_->sync_to(clean_record, [this] { return sync_cache(); }) : 0;
+        int e =
+            clean_record > 0 ? journal_->sync_to(clean_record, [this] { return sync_cache(); }) : 0;
         if (e == 0 && need_fill) e = fill(file, line, slot);
         --demand_in_flight_;
         prefetch_wake_.notify_one();
@@ -171,8 +184,10 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
 }
 
 void Engine::release(const Lease& lease) {
-    if (lease.mode == Mode::read) data_locks_[lease.slot].unlock_shared();
-    else data_locks_[lease.slot].unlock();
+    if (lease.mode == Mode::read)
+        data_locks_[lease.slot].unlock_shared();
+    else
+        data_locks_[lease.slot].unlock();
     std::lock_guard lock(mutex_);
     unpin_locked(lease.slot);
 }
@@ -218,8 +233,10 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
 
 bool Engine::bypass(Handle& handle, off_t offset, std::size_t count) {
     std::lock_guard lock(handle.mutex);
-    if (offset == handle.stream_end) handle.stream_bytes += count;
-    else handle.stream_bytes = count;
+    if (offset == handle.stream_end)
+        handle.stream_bytes += count;
+    else
+        handle.stream_bytes = count;
     handle.stream_end = offset + static_cast<off_t>(count);
     return config_.sequential_cutoff > 0 && handle.stream_bytes > config_.sequential_cutoff;
 }
@@ -236,14 +253,16 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
         size = file->size;
     }
     if (count == 0 || offset >= size) return 0;
-    count = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(count), size - offset));
+    count = static_cast<std::size_t>(
+        std::min<std::int64_t>(static_cast<std::int64_t>(count), size - offset));
     const bool direct = bypass(*h, offset, count);
     char* out = static_cast<char*>(buffer);
     const off_t end = offset + static_cast<off_t>(count);
     for (off_t pos = offset; pos < end;) {
         const std::uint64_t line = static_cast<std::uint64_t>(pos) / line_size_;
         const std::size_t in = static_cast<std::size_t>(pos) % line_size_;
-        const std::size_t chunk = std::min<std::size_t>(line_size_ - in, static_cast<std::size_t>(end - pos));
+        const std::size_t chunk =
+            std::min<std::size_t>(line_size_ - in, static_cast<std::size_t>(end - pos));
         bool resident;
         {
             std::lock_guard lock(mutex_);
@@ -259,7 +278,8 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
             std::memset(out + (pos - offset) + n, 0, chunk - static_cast<std::size_t>(n));
             if (direct) bypassed_ += chunk;
         } else {
-            const ssize_t n = cache_->pread(out + (pos - offset), chunk, static_cast<off_t>(lease.slot * line_size_ + in));
+            const ssize_t n = cache_->pread(out + (pos - offset), chunk,
+                                            static_cast<off_t>(lease.slot * line_size_ + in));
             release(lease);
             if (n < 0) return n;
             if (lease.hit) {
@@ -274,13 +294,15 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
     return static_cast<ssize_t>(count);
 }
 
-ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, std::size_t count, off_t offset) {
+ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, std::size_t count,
+                            off_t offset) {
     const bool direct = bypass(h, offset, count);
     const off_t end = offset + static_cast<off_t>(count);
     for (off_t pos = offset; pos < end;) {
         const std::uint64_t line = static_cast<std::uint64_t>(pos) / line_size_;
         const std::size_t in = static_cast<std::size_t>(pos) % line_size_;
-        const std::size_t chunk = std::min<std::size_t>(line_size_ - in, static_cast<std::size_t>(end - pos));
+        const std::size_t chunk =
+            std::min<std::size_t>(line_size_ - in, static_cast<std::size_t>(end - pos));
         const Key key = key_of(file.id, line);
         const char* data = in_buffer + (pos - offset);
         bool resident;
@@ -292,22 +314,28 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
         ++file.write_generation;
         Lease lease;
         int e = -EAGAIN;
-        if (!direct || resident) e = acquire(file, line, Mode::write, in != 0 || chunk != line_size_, lease);
+        if (!direct || resident)
+            e = acquire(file, line, Mode::write, in != 0 || chunk != line_size_, lease);
         if (e < 0) {
             // Bypass, or no room in the cache: write home as the program would have.
             const ssize_t n = file.io->pwrite(data, chunk, pos);
             if (n < 0) return n;
             std::lock_guard lock(mutex_);
-            file.home_size = std::max<std::int64_t>(file.home_size, pos + static_cast<off_t>(chunk));
+            file.home_size =
+                std::max<std::int64_t>(file.home_size, pos + static_cast<off_t>(chunk));
             file.size = std::max<std::int64_t>(file.size, file.home_size);
             if (direct) bypassed_ += chunk;
         } else {
-            const ssize_t n = cache_->pwrite(data, chunk, static_cast<off_t>(lease.slot * line_size_ + in));
+            const ssize_t n =
+                cache_->pwrite(data, chunk, static_cast<off_t>(lease.slot * line_size_ + in));
             if (n >= 0 && !lease.hit) {
                 std::lock_guard lock(mutex_);
-                meta_[lease.slot].content_epoch = ++cache_epoch_; // the line's first data in this slot
+                meta_[lease.slot].content_epoch =
+                    ++cache_epoch_; // the line's first data in this slot
             }
-            const int marked = n < 0 ? static_cast<int>(n) : mark_dirty(file, lease.slot, pos + static_cast<off_t>(chunk));
+            const int marked = n < 0
+                                   ? static_cast<int>(n)
+                                   : mark_dirty(file, lease.slot, pos + static_cast<off_t>(chunk));
             release(lease);
             if (marked < 0) return marked;
             ++(lease.hit ? write_hits_ : write_misses_);
@@ -342,7 +370,8 @@ ssize_t Engine::append(int handle, const void* buffer, std::size_t count) {
     return write_range(*h, *file, static_cast<const char*>(buffer), count, offset);
 }
 
-// Writers wait while too many lines are dirty (the flusher makes room), unless write-back is failing.
+// Writers wait while too many lines are dirty (the flusher makes room), unless write-back is
+// failing.
 void Engine::wait_for_dirty_room() {
     std::unique_lock lock(mutex_);
     while (dirty_count_ > max_dirty_ && !stopping_ && flush_error_.load() == 0) {
@@ -365,13 +394,15 @@ int Engine::ftruncate(int handle, off_t length) {
         std::lock_guard lock(mutex_);
         for (Slot s = 0; s < lines_; ++s) {
             const LineMeta& m = meta_[s];
-            if (m.valid && m.file == file->id && static_cast<std::int64_t>((m.line + 1) * line_size_) > length) {
+            if (m.valid && m.file == file->id &&
+                static_cast<std::int64_t>((m.line + 1) * line_size_) > length) {
                 ++meta_[s].pins;
                 slots.push_back(s);
             }
         }
     }
-    for (const Slot s : slots) data_locks_[s].lock();
+    for (const Slot s : slots)
+        data_locks_[s].lock();
     std::int64_t record;
     std::vector<std::pair<Slot, std::size_t>> partial;
     {
@@ -402,7 +433,8 @@ int Engine::ftruncate(int handle, off_t length) {
     std::vector<char> zeros(line_size_, 0);
     for (const auto& [s, keep] : partial) {
         if (e < 0) break;
-        const ssize_t n = cache_->pwrite(zeros.data(), line_size_ - keep, static_cast<off_t>(s * line_size_ + keep));
+        const ssize_t n = cache_->pwrite(zeros.data(), line_size_ - keep,
+                                         static_cast<off_t>(s * line_size_ + keep));
         if (n < 0) e = static_cast<int>(n);
     }
     if (e == 0) e = journal_->sync_to(record, [this] { return sync_cache(); });

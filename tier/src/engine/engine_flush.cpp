@@ -1,10 +1,10 @@
 // Write-back: the flusher thread, fsync/close, flush_all, io_uring submission (engine_impl.hpp).
+#include "engine_impl.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <set>
-
-#include "engine_impl.hpp"
 
 namespace iosig::tier::detail {
 namespace {
@@ -37,7 +37,8 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
     }
     if (claimed.empty()) return 0;
     int first_error = 0;
-    const std::size_t batch_size = std::min<std::size_t>(std::max(1u, config_.queue_depth), staging_->count() / 4);
+    const std::size_t batch_size =
+        std::min<std::size_t>(std::max(1u, config_.queue_depth), staging_->count() / 4);
     for (std::size_t begin = 0; begin < claimed.size(); begin += batch_size) {
         const std::size_t end = std::min(claimed.size(), begin + batch_size);
         std::vector<int> result(end - begin, 0);
@@ -62,10 +63,11 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
             }
             {
                 std::lock_guard lock(mutex_);
-                snap.bytes = static_cast<std::size_t>(
-                    std::clamp<std::int64_t>(snap.file->size - snap.start, 0, static_cast<std::int64_t>(line_size_)));
+                snap.bytes = static_cast<std::size_t>(std::clamp<std::int64_t>(
+                    snap.file->size - snap.start, 0, static_cast<std::int64_t>(line_size_)));
             }
-            const ssize_t n = cache_->pread(snap.data, line_size_, static_cast<off_t>(snap.slot * line_size_));
+            const ssize_t n =
+                cache_->pread(snap.data, line_size_, static_cast<off_t>(snap.slot * line_size_));
             data_locks_[snap.slot].unlock_shared();
             if (n < 0) result[i - begin] = static_cast<int>(n);
         }
@@ -83,7 +85,8 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
                 if (uring_ && fd >= 0 && (whole || !snap.file->io->direct())) {
                     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
                     if (sqe != nullptr) {
-                        io_uring_prep_write(sqe, fd, snap.data, static_cast<unsigned>(snap.bytes), static_cast<std::uint64_t>(snap.start));
+                        io_uring_prep_write(sqe, fd, snap.data, static_cast<unsigned>(snap.bytes),
+                                            static_cast<std::uint64_t>(snap.start));
                         io_uring_sqe_set_data(sqe, reinterpret_cast<void*>(i));
                         ++submitted;
                         continue;
@@ -102,8 +105,10 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
                     const auto i = reinterpret_cast<std::size_t>(io_uring_cqe_get_data(cqe));
                     const int res = cqe->res;
                     io_uring_cqe_seen(&ring_, cqe);
-                    if (res < 0) result[i - begin] = res;
-                    else if (static_cast<std::size_t>(res) < claimed[i].bytes) sync_writes.push_back(i); // short: redo
+                    if (res < 0)
+                        result[i - begin] = res;
+                    else if (static_cast<std::size_t>(res) < claimed[i].bytes)
+                        sync_writes.push_back(i); // short: redo
                 }
                 if (s < 0 && first_error == 0) first_error = s;
             }
@@ -140,14 +145,17 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
                 LineMeta& m = meta_[snap.slot];
                 if (result[i - begin] == 0) {
                     m.flushed_generation = std::max(m.flushed_generation, snap.generation);
-                    snap.file->home_size = std::max<std::int64_t>(snap.file->home_size, snap.start + static_cast<std::int64_t>(snap.bytes));
+                    snap.file->home_size = std::max<std::int64_t>(
+                        snap.file->home_size, snap.start + static_cast<std::int64_t>(snap.bytes));
                     ++writebacks_;
                     if (m.generation == snap.generation) { // no write since the snapshot
                         m.dirty = false;
                         --dirty_count_;
                         const std::int64_t record = journal_->append_clean(snap.slot);
-                        if (record < 0) result[i - begin] = static_cast<int>(record);
-                        else m.clean_record = record;
+                        if (record < 0)
+                            result[i - begin] = static_cast<int>(record);
+                        else
+                            m.clean_record = record;
                     }
                 } else if (first_error == 0) {
                     first_error = result[i - begin];
@@ -175,7 +183,8 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
         std::lock_guard lock(mutex_);
         for (Slot s = 0; s < lines_; ++s) {
             const LineMeta& m = meta_[s];
-            if (m.valid && m.dirty && m.file == file_id) targets.push_back({s, m.key, m.generation});
+            if (m.valid && m.dirty && m.file == file_id)
+                targets.push_back({s, m.key, m.generation});
         }
     }
     while (!targets.empty()) {
@@ -185,11 +194,14 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
             std::lock_guard lock(mutex_);
             std::erase_if(targets, [&](const Target& t) {
                 const LineMeta& m = meta_[t.slot];
-                return !m.valid || m.key != t.key || m.flushed_generation >= t.generation || !m.dirty;
+                return !m.valid || m.key != t.key || m.flushed_generation >= t.generation ||
+                       !m.dirty;
             });
             for (const Target& t : targets) {
-                if (meta_[t.slot].flushing) others = true;
-                else mine.push_back(t.slot);
+                if (meta_[t.slot].flushing)
+                    others = true;
+                else
+                    mine.push_back(t.slot);
             }
         }
         if (targets.empty()) break;
@@ -220,7 +232,8 @@ int Engine::flush_all() {
     std::vector<std::uint32_t> ids;
     {
         std::shared_lock files(files_mutex_);
-        for (const auto& [id, f] : files_) ids.push_back(id);
+        for (const auto& [id, f] : files_)
+            ids.push_back(id);
     }
     int first = 0;
     for (const std::uint32_t id : ids)
@@ -229,7 +242,8 @@ int Engine::flush_all() {
 }
 
 void Engine::flusher_loop() {
-    const auto interval = std::chrono::duration<double>(std::clamp(config_.writeback_delay / 2, 0.005, 1.0));
+    const auto interval =
+        std::chrono::duration<double>(std::clamp(config_.writeback_delay / 2, 0.005, 1.0));
     std::unique_lock lock(mutex_);
     while (!stopping_) {
         flusher_wake_.wait_for(lock, interval);
@@ -275,7 +289,8 @@ int Engine::compact_journal_locked() {
         if (meta_[s].valid && meta_[s].dirty) dirty[s] = DirtyRecord{meta_[s].file, meta_[s].line};
     const int e = journal_->rewrite(dirty);
     if (e == 0)
-        for (LineMeta& m : meta_) m.clean_record = 0;
+        for (LineMeta& m : meta_)
+            m.clean_record = 0;
     return e;
 }
 

@@ -9,6 +9,11 @@
 // evicted, and a slot changes owner only while unpinned and clean.
 #pragma once
 
+#include "../flat_map.hpp"
+#include "iosig/tier/engine.hpp"
+#include "journal.hpp"
+#include "staging.hpp"
+
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -19,11 +24,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../flat_map.hpp"
-#include "iosig/tier/engine.hpp"
-#include "journal.hpp"
-#include "staging.hpp"
-
 namespace iosig::tier::detail {
 
 inline constexpr unsigned line_bits = 40; // key = file id << 40 | line number
@@ -32,16 +32,18 @@ struct LineMeta {
     Key key = 0;
     std::uint32_t file = 0;
     std::uint64_t line = 0;
-    bool valid = false;            // holds the line's data (fill finished)
+    bool valid = false; // holds the line's data (fill finished)
     bool dirty = false;
-    bool flushing = false;         // a write-back has claimed it
+    bool flushing = false; // a write-back has claimed it
     std::uint32_t pins = 0;
-    std::uint64_t generation = 0;  // bumped by every write
+    std::uint64_t generation = 0;         // bumped by every write
     std::uint64_t flushed_generation = 0; // generation contained in the last completed write-back
-    std::uint64_t dirty_token = 0; // identifies this dirty period in the flusher's FIFO
-    double dirty_since = 0;        // steady-clock seconds
-    std::uint64_t content_epoch = 0; // cache-file write epoch of its last fill (durable when synced)
-    std::int64_t clean_record = 0;   // journal sequence of its CLEAN record (must be durable before reuse)
+    std::uint64_t dirty_token = 0;        // identifies this dirty period in the flusher's FIFO
+    double dirty_since = 0;               // steady-clock seconds
+    std::uint64_t content_epoch =
+        0; // cache-file write epoch of its last fill (durable when synced)
+    std::int64_t clean_record =
+        0; // journal sequence of its CLEAN record (must be durable before reuse)
     bool in_free_list = true;
 };
 
@@ -108,7 +110,8 @@ private:
     int mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size);
     int sync_cache();
     bool bypass(Handle& handle, off_t offset, std::size_t count);
-    ssize_t write_range(Handle& handle, HomeFile& file, const char* buffer, std::size_t count, off_t offset);
+    ssize_t write_range(Handle& handle, HomeFile& file, const char* buffer, std::size_t count,
+                        off_t offset);
     void wait_for_dirty_room();
 
     // --- engine_flush.cpp
@@ -124,7 +127,9 @@ private:
     void drop_prefetched(std::uint32_t file);
     void prefetch_loop();
 
-    static Key key_of(std::uint32_t file, std::uint64_t line) { return (Key(file) << line_bits) | line; }
+    static Key key_of(std::uint32_t file, std::uint64_t line) {
+        return (Key(file) << line_bits) | line;
+    }
     double now() const;
 
     TierConfig config_;
@@ -156,9 +161,9 @@ private:
     std::deque<std::pair<Slot, std::uint64_t>> dirty_fifo_;
     std::uint64_t dirty_count_ = 0;
     std::uint64_t dirty_tokens_ = 0;
-    std::size_t slot_waiters_ = 0;      // threads waiting in take_slot() for an evictable line
-    std::size_t scan_cursor_ = 0;       // where take_slot() looks for a victim the policy did not offer
-    std::atomic<int> flush_error_{0};   // last write-back failure (0: the last one succeeded)
+    std::size_t slot_waiters_ = 0; // threads waiting in take_slot() for an evictable line
+    std::size_t scan_cursor_ = 0;  // where take_slot() looks for a victim the policy did not offer
+    std::atomic<int> flush_error_{0}; // last write-back failure (0: the last one succeeded)
 
     // Cache-file durability: fills bump the write epoch; sync_cache() makes all of them durable.
     std::atomic<std::uint64_t> cache_epoch_{0};
@@ -191,8 +196,9 @@ private:
     bool prefetch_stopping_ = false;
 
     // Statistics.
-    std::atomic<std::uint64_t> read_hits_{0}, read_misses_{0}, write_hits_{0}, write_misses_{0}, fills_{0},
-        writebacks_{0}, evictions_{0}, bypassed_{0}, prefetches_{0}, prefetch_hits_{0}, journal_syncs_{0};
+    std::atomic<std::uint64_t> read_hits_{0}, read_misses_{0}, write_hits_{0}, write_misses_{0},
+        fills_{0}, writebacks_{0}, evictions_{0}, bypassed_{0}, prefetches_{0}, prefetch_hits_{0},
+        journal_syncs_{0};
 };
 
 } // namespace iosig::tier::detail

@@ -1,4 +1,6 @@
 // Opening the engine, crash recovery, shutdown and the file table (engine_impl.hpp).
+#include "engine_impl.hpp"
+
 #include <bit>
 #include <cerrno>
 #include <chrono>
@@ -6,8 +8,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
-
-#include "engine_impl.hpp"
 
 namespace iosig::tier {
 
@@ -18,7 +18,9 @@ std::unique_ptr<TierCache> TierCache::open(const TierConfig& config) {
 namespace detail {
 namespace {
 
-std::filesystem::path journal_path(const TierConfig& c) { return c.cache_file.string() + ".journal"; }
+std::filesystem::path journal_path(const TierConfig& c) {
+    return c.cache_file.string() + ".journal";
+}
 
 // Writes the dirty lines a crashed engine left in its cache file to their home files.
 RecoveryReport write_home_after_crash(const TierConfig& config, const JournalState& state) {
@@ -28,8 +30,9 @@ RecoveryReport write_home_after_crash(const TierConfig& config, const JournalSta
     report.dirty_lines = state.dirty.size();
     if (!state.valid) return report;
     const auto fail = [&](const std::string& what, int error) {
-        return TierError(fmt::format("{}: recovery failed: {}: {} (the journal is kept; fix and reopen)",
-                                     config.cache_file.string(), what, std::strerror(error)));
+        return TierError(
+            fmt::format("{}: recovery failed: {}: {} (the journal is kept; fix and reopen)",
+                        config.cache_file.string(), what, std::strerror(error)));
     };
     std::map<std::uint32_t, std::unique_ptr<File>> homes;
     auto home = [&](std::uint32_t id) -> File* {
@@ -46,12 +49,14 @@ RecoveryReport write_home_after_crash(const TierConfig& config, const JournalSta
     // A truncate the journal holds may not have reached the home file.
     for (const auto& [id, length] : state.truncated) {
         if (File* f = home(id); f != nullptr && f->size() > length) {
-            if (const int e = f->ftruncate(length); e < 0) throw fail("truncating " + f->path().string(), -e);
+            if (const int e = f->ftruncate(length); e < 0)
+                throw fail("truncating " + f->path().string(), -e);
         }
     }
     if (!state.dirty.empty()) {
         int error = 0;
-        auto cache = File::open(config.cache_file, O_RDONLY, 0, FileRole::cache, false, config.faults, error);
+        auto cache = File::open(config.cache_file, O_RDONLY, 0, FileRole::cache, false,
+                                config.faults, error);
         if (!cache) throw fail("opening the cache file", error);
         std::vector<char> buffer(state.line_size);
         for (const auto& [slot, line] : state.dirty) {
@@ -60,13 +65,16 @@ RecoveryReport write_home_after_crash(const TierConfig& config, const JournalSta
                 ++report.missing_files;
                 continue;
             }
-            const ssize_t got = cache->pread(buffer.data(), buffer.size(), static_cast<off_t>(slot * state.line_size));
+            const ssize_t got = cache->pread(buffer.data(), buffer.size(),
+                                             static_cast<off_t>(slot * state.line_size));
             if (got < 0) throw fail("reading slot " + std::to_string(slot), static_cast<int>(-got));
             std::fill(buffer.begin() + got, buffer.end(), 0);
             const auto size_it = state.sizes.find(line.file);
-            const std::int64_t size = std::max<std::int64_t>(size_it == state.sizes.end() ? 0 : size_it->second, 0);
+            const std::int64_t size =
+                std::max<std::int64_t>(size_it == state.sizes.end() ? 0 : size_it->second, 0);
             const auto start = static_cast<std::int64_t>(line.line * state.line_size);
-            const std::int64_t n = std::min<std::int64_t>(static_cast<std::int64_t>(state.line_size), size - start);
+            const std::int64_t n =
+                std::min<std::int64_t>(static_cast<std::int64_t>(state.line_size), size - start);
             if (n <= 0) continue;
             const ssize_t put = f->pwrite(buffer.data(), static_cast<std::size_t>(n), start);
             if (put < 0) throw fail("writing " + f->path().string(), static_cast<int>(-put));
@@ -75,7 +83,8 @@ RecoveryReport write_home_after_crash(const TierConfig& config, const JournalSta
     }
     for (auto& [id, f] : homes)
         if (f) {
-            if (const int e = f->fdatasync(); e < 0) throw fail("syncing " + f->path().string(), -e);
+            if (const int e = f->fdatasync(); e < 0)
+                throw fail("syncing " + f->path().string(), -e);
         }
     return report;
 }
@@ -84,13 +93,17 @@ RecoveryReport write_home_after_crash(const TierConfig& config, const JournalSta
 
 Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.line_size) {
     if (!std::has_single_bit(line_size_) || line_size_ < 4096 || line_size_ > (1u << 20))
-        throw TierError(fmt::format("line size {} is not a power of two between 4 KiB and 1 MiB", line_size_));
+        throw TierError(
+            fmt::format("line size {} is not a power of two between 4 KiB and 1 MiB", line_size_));
     lines_ = config.cache_size / line_size_;
-    if (lines_ < 4) throw TierError(fmt::format("cache size {} holds fewer than 4 lines of {} bytes", config.cache_size, line_size_));
+    if (lines_ < 4)
+        throw TierError(fmt::format("cache size {} holds fewer than 4 lines of {} bytes",
+                                    config.cache_size, line_size_));
     if (lines_ >= (1ull << 31)) throw TierError("too many cache lines (at most 2^31)");
     if (config.cache_file.empty()) throw TierError("no cache file given");
     if (policy_is_offline(config.policy))
-        throw TierError(fmt::format("policy '{}' needs the future of the trace; the engine cannot use it", config.policy));
+        throw TierError(fmt::format(
+            "policy '{}' needs the future of the trace; the engine cannot use it", config.policy));
     PolicyConfig pc = config.policy_config;
     pc.capacity = lines_;
     try {
@@ -99,7 +112,8 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
     } catch (const std::invalid_argument& e) {
         throw TierError(e.what());
     }
-    max_dirty_ = config.max_dirty_lines ? config.max_dirty_lines : std::max<std::uint64_t>(1, lines_ / 4);
+    max_dirty_ =
+        config.max_dirty_lines ? config.max_dirty_lines : std::max<std::uint64_t>(1, lines_ / 4);
 
     try {
         journal_ = std::make_unique<Journal>(journal_path(config), config.faults);
@@ -110,29 +124,39 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
     recovery_ = write_home_after_crash(config, state);
 
     int error = 0;
-    cache_ = File::open(config.cache_file, O_RDWR | O_CREAT, 0600, FileRole::cache, config.direct_io, config.faults, error);
-    if (!cache_) throw TierError(fmt::format("{}: cannot open the cache file: {}", config.cache_file.string(), std::strerror(error)));
+    cache_ = File::open(config.cache_file, O_RDWR | O_CREAT, 0600, FileRole::cache,
+                        config.direct_io, config.faults, error);
+    if (!cache_)
+        throw TierError(fmt::format("{}: cannot open the cache file: {}",
+                                    config.cache_file.string(), std::strerror(error)));
     if (const int e = cache_->ftruncate(static_cast<off_t>(lines_ * line_size_)); e < 0)
-        throw TierError(fmt::format("{}: cannot size the cache file to {} bytes: {}", config.cache_file.string(),
-                                    lines_ * line_size_, std::strerror(-e)));
+        throw TierError(fmt::format("{}: cannot size the cache file to {} bytes: {}",
+                                    config.cache_file.string(), lines_ * line_size_,
+                                    std::strerror(-e)));
     if (const int e = journal_->reset(line_size_, lines_); e < 0)
-        throw TierError(fmt::format("{}: cannot start the journal: {}", journal_path(config).string(), std::strerror(-e)));
+        throw TierError(fmt::format("{}: cannot start the journal: {}",
+                                    journal_path(config).string(), std::strerror(-e)));
 
     meta_.resize(lines_);
     data_locks_ = std::make_unique<std::shared_mutex[]>(lines_);
     free_.reserve(lines_);
-    for (std::uint64_t s = lines_; s-- > 0;) free_.push_back(static_cast<Slot>(s));
+    for (std::uint64_t s = lines_; s-- > 0;)
+        free_.push_back(static_cast<Slot>(s));
     // Write-back batches take up to a quarter of the pool, so fills always find buffers.
-    staging_ = std::make_unique<StagingPool>(4 * std::max(4u, config.queue_depth), line_size_, config.numa_node);
+    staging_ = std::make_unique<StagingPool>(4 * std::max(4u, config.queue_depth), line_size_,
+                                             config.numa_node);
     if (!config.prefetch.empty()) {
-        prefetch_lines_ = config.prefetch_lines ? config.prefetch_lines : std::max<std::uint64_t>(4, lines_ / 32);
-        prefetch_pool_ = std::make_unique<StagingPool>(prefetch_lines_, line_size_, config.numa_node);
+        prefetch_lines_ =
+            config.prefetch_lines ? config.prefetch_lines : std::max<std::uint64_t>(4, lines_ / 32);
+        prefetch_pool_ =
+            std::make_unique<StagingPool>(prefetch_lines_, line_size_, config.numa_node);
     }
     start();
 }
 
 void Engine::start() {
-    if (!config_.faults && io_uring_queue_init(std::max(4u, config_.queue_depth), &ring_, 0) == 0) uring_ = true;
+    if (!config_.faults && io_uring_queue_init(std::max(4u, config_.queue_depth), &ring_, 0) == 0)
+        uring_ = true;
     flusher_ = std::thread([this] { flusher_loop(); });
     if (prefetch_pool_) prefetcher_ = std::thread([this] { prefetch_loop(); });
 }
@@ -159,11 +183,13 @@ Engine::~Engine() {
         // A clean shutdown leaves nothing dirty, so the next open has nothing to recover. If a line
         // cannot be written home, the journal still lists it and the next open retries.
         if (flush_all() == 0) {
-            if (journal_->reset(line_size_, lines_) < 0) { /* the next open replays; harmless */ }
+            if (journal_->reset(line_size_, lines_) < 0) { /* the next open replays; harmless */
+            }
         }
     }
     if (uring_) io_uring_queue_exit(&ring_);
-    for (auto& [key, p] : prefetched_) prefetch_pool_->release(p.data);
+    for (auto& [key, p] : prefetched_)
+        prefetch_pool_->release(p.data);
 }
 
 void Engine::abandon() {
@@ -172,7 +198,8 @@ void Engine::abandon() {
 }
 
 double Engine::now() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 HomeFile* Engine::file_of(int handle, Handle** out) {
@@ -188,7 +215,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     const int access = flags & O_ACCMODE;
     const bool writable = access == O_WRONLY || access == O_RDWR;
     std::error_code ec;
-    std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(home, ec), ec);
+    std::filesystem::path canonical =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(home, ec), ec);
     if (ec) canonical = std::filesystem::absolute(home);
     std::unique_lock lock(files_mutex_);
     if ((flags & O_CREAT) && (flags & O_EXCL) && std::filesystem::exists(canonical)) return -EEXIST;
@@ -200,7 +228,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         if (writable && !file->writable) {
             // Reopen the home file for writing: the first handle only asked to read.
             int error = 0;
-            auto io = File::open(canonical, O_RDWR, mode, FileRole::home, config_.direct_io, config_.faults, error);
+            auto io = File::open(canonical, O_RDWR, mode, FileRole::home, config_.direct_io,
+                                 config_.faults, error);
             if (!io) return -error;
             file->io = std::move(io);
             file->writable = true;
@@ -208,7 +237,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     } else {
         int error = 0;
         const int open_flags = (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT);
-        auto io = File::open(canonical, open_flags, mode, FileRole::home, config_.direct_io, config_.faults, error);
+        auto io = File::open(canonical, open_flags, mode, FileRole::home, config_.direct_io,
+                             config_.faults, error);
         if (!io) return -error;
         auto f = std::make_unique<HomeFile>();
         f->id = id = next_file_++;
@@ -221,7 +251,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         file = f.get();
         {
             std::lock_guard table(mutex_);
-            if (const std::int64_t seq = journal_->append_file(id, f->path); seq < 0) return static_cast<int>(seq);
+            if (const std::int64_t seq = journal_->append_file(id, f->path); seq < 0)
+                return static_cast<int>(seq);
         }
         files_[id] = std::move(f);
         file_ids_[canonical.string()] = id;
@@ -231,7 +262,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     h->file = id;
     h->readable = access == O_RDONLY || access == O_RDWR;
     h->writable = writable;
-    if (!config_.prefetch.empty()) h->prefetcher = make_prefetcher(config_.prefetch, config_.prefetch_config);
+    if (!config_.prefetch.empty())
+        h->prefetcher = make_prefetcher(config_.prefetch, config_.prefetch_config);
     const int handle = next_handle_++;
     handles_[handle] = std::move(h);
     lock.unlock();

@@ -1,10 +1,10 @@
-// The prefetch buffer and its worker (engine_impl.hpp). Prefetched lines wait in memory, outside the
-// cache file, until a demand miss promotes one into the cache or they expire. The worker reads home
-// files only while no demand fill is in flight and only into free buffer entries.
+// The prefetch buffer and its worker (engine_impl.hpp). Prefetched lines wait in memory, outside
+// the cache file, until a demand miss promotes one into the cache or they expire. The worker reads
+// home files only while no demand fill is in flight and only into free buffer entries.
+#include "engine_impl.hpp"
+
 #include <chrono>
 #include <cstring>
-
-#include "engine_impl.hpp"
 
 namespace iosig::tier::detail {
 
@@ -71,26 +71,30 @@ void Engine::prefetch_loop() {
             });
             const auto [file_id, line] = prefetch_queue_.front();
             prefetch_queue_.pop_front();
-            if (prefetched_.size() + prefetch_in_flight_ >= prefetch_lines_) continue; // no room: skip
+            if (prefetched_.size() + prefetch_in_flight_ >= prefetch_lines_)
+                continue; // no room: skip
             const Key key = key_of(file_id, line);
             if (prefetched_.contains(key)) continue;
             HomeFile* file = nullptr;
             {
                 std::shared_lock files(files_mutex_);
-                if (const auto it = files_.find(file_id); it != files_.end()) file = it->second.get();
+                if (const auto it = files_.find(file_id); it != files_.end())
+                    file = it->second.get();
             }
             if (file == nullptr) continue;
             bool skip;
             {
                 std::lock_guard table(mutex_);
-                skip = index_.contains(key) || static_cast<std::int64_t>(line * line_size_) >= file->home_size;
+                skip = index_.contains(key) ||
+                       static_cast<std::int64_t>(line * line_size_) >= file->home_size;
             }
             if (skip) continue;
             const std::uint64_t generation = file->write_generation.load();
             char* data = prefetch_pool_->acquire();
             ++prefetch_in_flight_;
             lock.unlock();
-            const ssize_t n = file->io->pread(data, line_size_, static_cast<off_t>(line * line_size_));
+            const ssize_t n =
+                file->io->pread(data, line_size_, static_cast<off_t>(line * line_size_));
             if (n >= 0) std::memset(data + n, 0, line_size_ - static_cast<std::size_t>(n));
             lock.lock();
             --prefetch_in_flight_;

@@ -15,17 +15,19 @@ constexpr std::size_t direct_alignment = 4096;
 
 } // namespace
 
-File::File(int fd, int buffered_fd, FileRole role, std::filesystem::path path, std::shared_ptr<IoFaults> faults)
-    : fd_(fd), buffered_fd_(buffered_fd), direct_(fd != buffered_fd), role_(role), path_(std::move(path)),
-      faults_(std::move(faults)) {}
+File::File(int fd, int buffered_fd, FileRole role, std::filesystem::path path,
+           std::shared_ptr<IoFaults> faults)
+    : fd_(fd), buffered_fd_(buffered_fd), direct_(fd != buffered_fd), role_(role),
+      path_(std::move(path)), faults_(std::move(faults)) {}
 
 File::~File() {
     if (direct_) ::close(buffered_fd_);
     ::close(fd_);
 }
 
-std::unique_ptr<File> File::open(const std::filesystem::path& path, int flags, mode_t mode, FileRole role,
-                                 bool direct_io, std::shared_ptr<IoFaults> faults, int& error) {
+std::unique_ptr<File> File::open(const std::filesystem::path& path, int flags, mode_t mode,
+                                 FileRole role, bool direct_io, std::shared_ptr<IoFaults> faults,
+                                 int& error) {
     flags |= O_CLOEXEC;
     const int buffered = ::open(path.c_str(), flags, mode);
     if (buffered < 0) {
@@ -44,15 +46,16 @@ std::unique_ptr<File> File::open(const std::filesystem::path& path, int flags, m
 }
 
 bool File::aligned(const void* buffer, std::size_t count, off_t offset) const {
-    return reinterpret_cast<std::uintptr_t>(buffer) % direct_alignment == 0 && count % direct_alignment == 0 &&
-           offset % static_cast<off_t>(direct_alignment) == 0;
+    return reinterpret_cast<std::uintptr_t>(buffer) % direct_alignment == 0 &&
+           count % direct_alignment == 0 && offset % static_cast<off_t>(direct_alignment) == 0;
 }
 
 ssize_t File::pread(void* buffer, std::size_t count, off_t offset) {
     const int fd = direct_ && aligned(buffer, count, offset) ? fd_ : buffered_fd_;
     std::size_t done = 0;
     while (done < count) {
-        const ssize_t n = ::pread(fd, static_cast<char*>(buffer) + done, count - done, offset + static_cast<off_t>(done));
+        const ssize_t n = ::pread(fd, static_cast<char*>(buffer) + done, count - done,
+                                  offset + static_cast<off_t>(done));
         if (n < 0) {
             if (errno == EINTR) continue;
             return -errno;
@@ -65,13 +68,14 @@ ssize_t File::pread(void* buffer, std::size_t count, off_t offset) {
 
 ssize_t File::pwrite(const void* buffer, std::size_t count, off_t offset) {
     if (faults_) {
-        if (const int e = faults_->before_write(role_, path_, buffered_fd_, count, offset); e < 0) return e;
+        if (const int e = faults_->before_write(role_, path_, buffered_fd_, count, offset); e < 0)
+            return e;
     }
     const int fd = direct_ && aligned(buffer, count, offset) ? fd_ : buffered_fd_;
     std::size_t done = 0;
     while (done < count) {
-        const ssize_t n =
-            ::pwrite(fd, static_cast<const char*>(buffer) + done, count - done, offset + static_cast<off_t>(done));
+        const ssize_t n = ::pwrite(fd, static_cast<const char*>(buffer) + done, count - done,
+                                   offset + static_cast<off_t>(done));
         if (n < 0) {
             if (errno == EINTR) continue;
             return -errno;
@@ -93,18 +97,21 @@ int File::fdatasync() {
 
 int File::ftruncate(off_t length) {
     if (faults_) {
-        if (const int e = faults_->before_write(role_, path_, buffered_fd_, 0, length); e < 0) return e;
+        if (const int e = faults_->before_write(role_, path_, buffered_fd_, 0, length); e < 0)
+            return e;
     }
     return ::ftruncate(buffered_fd_, length) == 0 ? 0 : -errno;
 }
 
 off_t File::size() const {
-    struct stat st {};
+    struct stat st{};
     if (::fstat(buffered_fd_, &st) != 0) return -errno;
     return st.st_size;
 }
 
-int File::uring_fd() const { return faults_ ? -1 : fd_; }
+int File::uring_fd() const {
+    return faults_ ? -1 : fd_;
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -129,8 +136,8 @@ std::uint64_t IoFaults::writes(FileRole role) const {
     return it == writes_.end() ? 0 : it->second;
 }
 
-int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int buffered_fd, std::size_t count,
-                           off_t offset) {
+int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int buffered_fd,
+                           std::size_t count, off_t offset) {
     std::lock_guard lock(mutex_);
     ++writes_[role];
     if (fail_roles_.contains(role)) {
@@ -141,7 +148,7 @@ int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int
         }
     }
     Volatile& v = volatile_[path];
-    struct stat st {};
+    struct stat st{};
     const off_t size = ::fstat(buffered_fd, &st) == 0 ? st.st_size : 0;
     if (v.synced_size < 0) v.synced_size = size;
     Undo undo{offset, {}};
@@ -150,8 +157,10 @@ int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int
         count = static_cast<std::size_t>(std::max<off_t>(0, size - offset));
     }
     if (undo.offset < size) {
-        undo.old_bytes.resize(std::min<std::size_t>(count, static_cast<std::size_t>(size - undo.offset)));
-        const ssize_t n = ::pread(buffered_fd, undo.old_bytes.data(), undo.old_bytes.size(), undo.offset);
+        undo.old_bytes.resize(
+            std::min<std::size_t>(count, static_cast<std::size_t>(size - undo.offset)));
+        const ssize_t n =
+            ::pread(buffered_fd, undo.old_bytes.data(), undo.old_bytes.size(), undo.offset);
         undo.old_bytes.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
     }
     v.undo.push_back(std::move(undo));
@@ -167,7 +176,7 @@ void IoFaults::after_sync(const std::filesystem::path& path, int buffered_fd) {
     std::lock_guard lock(mutex_);
     Volatile& v = volatile_[path];
     v.undo.clear();
-    struct stat st {};
+    struct stat st{};
     v.synced_size = ::fstat(buffered_fd, &st) == 0 ? st.st_size : 0;
 }
 
@@ -182,15 +191,17 @@ void IoFaults::crash(std::uint64_t seed) {
             // Each 4 KiB block of the write independently did or did not reach the disk.
             for (std::size_t at = 0; at < it->old_bytes.size();) {
                 const off_t abs = it->offset + static_cast<off_t>(at);
-                const std::size_t block_end = static_cast<std::size_t>((abs / 4096 + 1) * 4096 - it->offset);
+                const std::size_t block_end =
+                    static_cast<std::size_t>((abs / 4096 + 1) * 4096 - it->offset);
                 const std::size_t end = std::min(block_end, it->old_bytes.size());
                 if (rng() & 1) {
-                    [[maybe_unused]] const ssize_t n = ::pwrite(fd, it->old_bytes.data() + at, end - at, abs);
+                    [[maybe_unused]] const ssize_t n =
+                        ::pwrite(fd, it->old_bytes.data() + at, end - at, abs);
                 }
                 at = end;
             }
         }
-        struct stat st {};
+        struct stat st{};
         if ((rng() & 1) && ::fstat(fd, &st) == 0 && st.st_size > v.synced_size) {
             [[maybe_unused]] const int r = ::ftruncate(fd, v.synced_size);
         }

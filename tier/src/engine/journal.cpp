@@ -36,7 +36,8 @@ struct SizePayload {
 #pragma pack(pop)
 
 std::uint32_t checksum(const char* data, std::size_t n) {
-    return static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data), static_cast<uInt>(n)));
+    return static_cast<std::uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(data), static_cast<uInt>(n)));
 }
 
 template <class T>
@@ -48,21 +49,28 @@ T load(const char* p) {
 
 } // namespace
 
-Journal::Journal(const std::filesystem::path& path, std::shared_ptr<IoFaults> faults) : path_(path), faults_(faults) {
+Journal::Journal(const std::filesystem::path& path, std::shared_ptr<IoFaults> faults)
+    : path_(path), faults_(faults) {
     int error = 0;
-    file_ = File::open(path, O_RDWR | O_CREAT, 0600, FileRole::journal, false, std::move(faults), error);
-    if (!file_) throw std::runtime_error(fmt::format("{}: cannot open the tier journal: {}", path.string(), std::strerror(error)));
+    file_ = File::open(path, O_RDWR | O_CREAT, 0600, FileRole::journal, false, std::move(faults),
+                       error);
+    if (!file_)
+        throw std::runtime_error(fmt::format("{}: cannot open the tier journal: {}", path.string(),
+                                             std::strerror(error)));
     // The lock is on a file of its own: rewrite() replaces the journal's inode.
     lock_fd_ = ::open((path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
         if (lock_fd_ >= 0) ::close(lock_fd_);
-        throw std::runtime_error(fmt::format("{}: the tier cache is in use by another process", path.string()));
+        throw std::runtime_error(
+            fmt::format("{}: the tier cache is in use by another process", path.string()));
     }
     const off_t n = file_->size();
     end_ = n > 0 ? static_cast<std::uint64_t>(n) : 0;
 }
 
-Journal::~Journal() { ::close(lock_fd_); }
+Journal::~Journal() {
+    ::close(lock_fd_);
+}
 
 JournalState Journal::replay() {
     JournalState state;
@@ -70,7 +78,9 @@ JournalState Journal::replay() {
     if (n <= 0) return state;
     std::vector<char> bytes(static_cast<std::size_t>(n));
     const ssize_t got = file_->pread(bytes.data(), bytes.size(), 0);
-    if (got < 0) throw std::runtime_error(fmt::format("{}: cannot read the journal: {}", path_.string(), std::strerror(static_cast<int>(-got))));
+    if (got < 0)
+        throw std::runtime_error(fmt::format("{}: cannot read the journal: {}", path_.string(),
+                                             std::strerror(static_cast<int>(-got))));
     bytes.resize(static_cast<std::size_t>(got));
     std::size_t at = 0;
     while (at + head <= bytes.size()) {
@@ -95,19 +105,25 @@ JournalState Journal::replay() {
             state.files[load<std::uint32_t>(p)] = std::string(p + 4, length - 4u);
         } else if (type == dirty && length == sizeof(DirtyPayload)) {
             const auto d = load<DirtyPayload>(p);
-            state.dirty[d.slot] = DirtyRecord{d.file, d.line};
-            auto& s = state.sizes[d.file];
-            s = std::max(s, d.size);
+            const std::uint32_t slot = d.slot, file_id = d.file;
+            const std::int64_t file_size = d.size; // copies: the payload is packed
+            state.dirty[slot] = DirtyRecord{file_id, d.line};
+            auto& s = state.sizes[file_id];
+            s = std::max(s, file_size);
         } else if (type == clean && length == 4) {
             state.dirty.erase(load<std::uint32_t>(p));
         } else if (type == size && length == sizeof(SizePayload)) {
             const auto s = load<SizePayload>(p);
-            auto& current = state.sizes[s.file];
-            current = std::max(current, s.size);
+            const std::uint32_t file_id = s.file;
+            const std::int64_t file_size = s.size;
+            auto& current = state.sizes[file_id];
+            current = std::max(current, file_size);
         } else if (type == truncate && length == sizeof(SizePayload)) {
             const auto s = load<SizePayload>(p);
-            state.sizes[s.file] = s.size;
-            state.truncated[s.file] = s.size;
+            const std::uint32_t file_id = s.file;
+            const std::int64_t file_size = s.size;
+            state.sizes[file_id] = file_size;
+            state.truncated[file_id] = file_size;
         }
         ++state.records;
         at += head + length;
@@ -161,7 +177,8 @@ std::int64_t Journal::append_file(std::uint32_t id, const std::string& path) {
     return append(file, payload.data(), static_cast<std::uint16_t>(payload.size()));
 }
 
-std::int64_t Journal::append_dirty(std::uint32_t slot, std::uint32_t file_id, std::uint64_t line, std::int64_t file_size) {
+std::int64_t Journal::append_dirty(std::uint32_t slot, std::uint32_t file_id, std::uint64_t line,
+                                   std::int64_t file_size) {
     const DirtyPayload d{slot, file_id, line, file_size};
     {
         std::lock_guard lock(append_mutex_);
@@ -170,7 +187,9 @@ std::int64_t Journal::append_dirty(std::uint32_t slot, std::uint32_t file_id, st
     return append(dirty, &d, sizeof d);
 }
 
-std::int64_t Journal::append_clean(std::uint32_t slot) { return append(clean, &slot, 4); }
+std::int64_t Journal::append_clean(std::uint32_t slot) {
+    return append(clean, &slot, 4);
+}
 
 std::int64_t Journal::append_size(std::uint32_t file_id, std::int64_t file_size) {
     const SizePayload s{file_id, file_size};
@@ -206,7 +225,8 @@ int Journal::rewrite(const std::map<std::uint32_t, DirtyRecord>& dirty_lines) {
     std::lock_guard lock(append_mutex_);
     const std::filesystem::path fresh = path_.string() + ".new";
     int error = 0;
-    auto next = File::open(fresh, O_RDWR | O_CREAT | O_TRUNC, 0600, FileRole::journal, false, faults_, error);
+    auto next = File::open(fresh, O_RDWR | O_CREAT | O_TRUNC, 0600, FileRole::journal, false,
+                           faults_, error);
     if (!next) return -error;
     std::swap(file_, next);
     const std::uint64_t old_end = end_;
@@ -218,25 +238,30 @@ int Journal::rewrite(const std::map<std::uint32_t, DirtyRecord>& dirty_lines) {
         return e;
     };
     const HeaderPayload h{magic, line_size_, slots_, version};
-    if (const auto r = append_locked(header, &h, sizeof h); r < 0) return restore(static_cast<int>(r));
+    if (const auto r = append_locked(header, &h, sizeof h); r < 0)
+        return restore(static_cast<int>(r));
     for (const auto& [id, name] : files_) {
         std::vector<char> payload(4 + name.size());
         std::memcpy(payload.data(), &id, 4);
         std::memcpy(payload.data() + 4, name.data(), name.size());
-        if (const auto r = append_locked(file, payload.data(), static_cast<std::uint16_t>(payload.size())); r < 0)
+        if (const auto r =
+                append_locked(file, payload.data(), static_cast<std::uint16_t>(payload.size()));
+            r < 0)
             return restore(static_cast<int>(r));
     }
     for (const auto& [slot, line] : dirty_lines) {
         const auto it = sizes_.find(line.file);
         const DirtyPayload d{slot, line.file, line.line, it == sizes_.end() ? 0 : it->second};
-        if (const auto r = append_locked(dirty, &d, sizeof d); r < 0) return restore(static_cast<int>(r));
+        if (const auto r = append_locked(dirty, &d, sizeof d); r < 0)
+            return restore(static_cast<int>(r));
     }
     if (const int e = file_->fdatasync(); e < 0) return restore(e);
     std::error_code ec;
     std::filesystem::rename(fresh, path_, ec);
     if (ec) return restore(-ec.value());
     // Make the rename durable: sync the directory.
-    const int dir = ::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int dir = ::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
+                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
         ::fsync(dir);
         ::close(dir);

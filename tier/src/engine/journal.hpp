@@ -6,6 +6,8 @@
 // record whose length or checksum is wrong (a torn append at the moment of the crash).
 #pragma once
 
+#include "iosig/tier/io.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -13,8 +15,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include "iosig/tier/io.hpp"
 
 namespace iosig::tier::detail {
 
@@ -28,9 +28,11 @@ struct JournalState {
     bool valid = false; // a header was found
     std::uint64_t line_size = 0;
     std::uint64_t slots = 0;
-    std::map<std::uint32_t, std::string> files;      // id -> home path
-    std::map<std::uint32_t, DirtyRecord> dirty;      // slot -> line, for slots whose last record is DIRTY
-    std::map<std::uint32_t, std::int64_t> sizes;     // file -> logical size (largest after the last truncate)
+    std::map<std::uint32_t, std::string> files; // id -> home path
+    std::map<std::uint32_t, DirtyRecord>
+        dirty; // slot -> line, for slots whose last record is DIRTY
+    std::map<std::uint32_t, std::int64_t>
+        sizes; // file -> logical size (largest after the last truncate)
     std::map<std::uint32_t, std::int64_t> truncated; // file -> length of its last truncate
     std::uint64_t records = 0;
     bool torn_tail = false;
@@ -49,7 +51,8 @@ public:
 
     // Appends; returns the record's sequence number, or -errno. Not durable until sync_to().
     std::int64_t append_file(std::uint32_t id, const std::string& path);
-    std::int64_t append_dirty(std::uint32_t slot, std::uint32_t file, std::uint64_t line, std::int64_t size);
+    std::int64_t append_dirty(std::uint32_t slot, std::uint32_t file, std::uint64_t line,
+                              std::int64_t size);
     std::int64_t append_clean(std::uint32_t slot);
     std::int64_t append_size(std::uint32_t file, std::int64_t size);
     std::int64_t append_truncate(std::uint32_t file, std::int64_t size);

@@ -9,7 +9,8 @@
 
 namespace iosig::tier::detail {
 
-StagingPool::StagingPool(std::size_t count, std::size_t size, int node) : count_(count), size_(size) {
+StagingPool::StagingPool(std::size_t count, std::size_t size, int node)
+    : count_(count), size_(size) {
     const std::size_t bytes = count * size;
     if (numa_available() >= 0) {
         node_ = node >= 0 ? node : numa_node_of_cpu(sched_getcpu());
@@ -23,12 +24,15 @@ StagingPool::StagingPool(std::size_t count, std::size_t size, int node) : count_
         if (memory_ == nullptr) throw std::bad_alloc();
     }
     std::memset(memory_, 0, bytes); // fault the pages in here, on the chosen node
-    for (std::size_t i = 0; i < count; ++i) free_.push_back(memory_ + i * size);
+    for (std::size_t i = 0; i < count; ++i)
+        free_.push_back(memory_ + i * size);
 }
 
 StagingPool::~StagingPool() {
-    if (numa_) numa_free(memory_, count_ * size_);
-    else std::free(memory_);
+    if (numa_)
+        numa_free(memory_, count_ * size_);
+    else
+        std::free(memory_);
 }
 
 char* StagingPool::acquire() {

@@ -27,7 +27,7 @@ public:
     void release(char* buffer);
 
     std::size_t buffer_size() const { return size_; }
-    int node() const { return node_; }  // -1 when not NUMA-placed
+    int node() const { return node_; } // -1 when not NUMA-placed
     bool numa_placed() const { return numa_; }
 
 private:

@@ -38,8 +38,9 @@ void ArcPolicy::on_miss(const Access& access) {
 
 // REPLACE(x, p): evict from T1 when it exceeds its target (or equals it and x came from B2).
 Slot ArcPolicy::replace_victim() {
-    const bool from_t1 = (t1_size_ > 0 && (t1_size_ > p_ || (t1_size_ == p_ && ghost_hit_ == GhostHit::b2))) ||
-                         t2_size_ == 0;
+    const bool from_t1 =
+        (t1_size_ > 0 && (t1_size_ > p_ || (t1_size_ == p_ && ghost_hit_ == GhostHit::b2))) ||
+        t2_size_ == 0;
     return from_t1 ? t1_.back() : t2_.back();
 }
 
@@ -79,8 +80,10 @@ void ArcPolicy::on_evict(Slot slot) {
     pending_ = nil;
     if (!keep_ghost) return;
     const GhostList::Entry ghost{key_of_[slot], size_of_[slot], clock_};
-    if (from == List::t1) b1_.push_front(ghost);
-    else b2_.push_front(ghost);
+    if (from == List::t1)
+        b1_.push_front(ghost);
+    else
+        b2_.push_front(ghost);
 }
 
 void ArcPolicy::on_insert(Slot slot, const Access& access) {

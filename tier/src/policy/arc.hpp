@@ -1,8 +1,9 @@
-// ARC (Megiddo & Modha, FAST'03) over variable-size entries: T1/T2 hold resident entries seen once /
-// at least twice, B1/B2 remember recently evicted keys, and the target size p of T1 adapts on ghost
-// hits. Sizes, capacity and p are in the owner's unit: bytes in the object simulator (where this
-// reproduces libCacheSim's byte-based ARC, including its p step of max(|B2|/|B1|, 1) *bytes*), lines
-// in the block simulator and the engine (where every entry has size 1 and this is the paper's ARC).
+// ARC (Megiddo & Modha, FAST'03) over variable-size entries: T1/T2 hold resident entries seen once
+// / at least twice, B1/B2 remember recently evicted keys, and the target size p of T1 adapts on
+// ghost hits. Sizes, capacity and p are in the owner's unit: bytes in the object simulator (where
+// this reproduces libCacheSim's byte-based ARC, including its p step of max(|B2|/|B1|, 1) *bytes*),
+// lines in the block simulator and the engine (where every entry has size 1 and this is the paper's
+// ARC).
 #pragma once
 
 #include "orders.hpp"
@@ -37,7 +38,7 @@ private:
     std::vector<std::uint64_t> size_of_;
     std::vector<List> list_of_;
     GhostHit ghost_hit_ = GhostHit::none;
-    Slot pending_ = nil;             // the slot choose_victim() returned
+    Slot pending_ = nil;              // the slot choose_victim() returned
     bool pending_keeps_ghost_ = true; // false: case IV with an empty B1 drops T1's tail outright
     std::uint64_t clock_ = 0;
 };

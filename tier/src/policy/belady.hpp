@@ -2,11 +2,11 @@
 // farthest in the future. Needs Access::next_access, so only the trace simulator can use it.
 #pragma once
 
+#include "orders.hpp"
+
 #include <set>
 #include <utility>
 #include <vector>
-
-#include "orders.hpp"
 
 namespace iosig::tier::detail {
 

@@ -1,9 +1,9 @@
 // The classic single-order policies (classic.cpp).
 #pragma once
 
-#include <random>
-
 #include "orders.hpp"
+
+#include <random>
 
 namespace iosig::tier::detail {
 

@@ -1,25 +1,30 @@
 // make_policy and the policy names (policy.hpp).
-#include <fmt/format.h>
-#include <stdexcept>
-
 #include "arc.hpp"
 #include "belady.hpp"
 #include "classic.hpp"
 #include "lecar.hpp"
 #include "weight_sharing.hpp"
 
+#include <fmt/format.h>
+#include <stdexcept>
+
 namespace iosig::tier {
 
 std::string_view to_string(Expert expert) {
     switch (expert) {
-    case Expert::lru: return "lru";
-    case Expert::lfu: return "lfu";
-    case Expert::random: return "random";
+    case Expert::lru:
+        return "lru";
+    case Expert::lfu:
+        return "lfu";
+    case Expert::random:
+        return "random";
     }
     return "?";
 }
 
-std::vector<std::string> policy_names() { return {"lru", "lfu", "random", "arc", "ws", "lecar", "belady"}; }
+std::vector<std::string> policy_names() {
+    return {"lru", "lfu", "random", "arc", "ws", "lecar", "belady"};
+}
 
 std::unique_ptr<EvictionPolicy> make_policy(std::string_view name, const PolicyConfig& config) {
     using namespace detail;
@@ -27,14 +32,18 @@ std::unique_ptr<EvictionPolicy> make_policy(std::string_view name, const PolicyC
     if (name == "lfu") return std::make_unique<LfuPolicy>();
     if (name == "random") return std::make_unique<RandomPolicy>(config.seed);
     if (name == "arc") return std::make_unique<ArcPolicy>(config.capacity);
-    if (name == "ws" || name == "learner" || name == "ol") return std::make_unique<WeightSharingPolicy>(config);
+    if (name == "ws" || name == "learner" || name == "ol")
+        return std::make_unique<WeightSharingPolicy>(config);
     if (name == "lecar") return std::make_unique<LecarPolicy>(config);
     if (name == "belady") return std::make_unique<BeladyPolicy>();
-    throw std::invalid_argument(fmt::format("unknown eviction policy '{}' (known: lru, lfu, random, arc, "
-                                            "ws, lecar, belady)",
-                                            name));
+    throw std::invalid_argument(
+        fmt::format("unknown eviction policy '{}' (known: lru, lfu, random, arc, "
+                    "ws, lecar, belady)",
+                    name));
 }
 
-bool policy_is_offline(std::string_view name) { return name == "belady"; }
+bool policy_is_offline(std::string_view name) {
+    return name == "belady";
+}
 
 } // namespace iosig::tier

@@ -19,9 +19,12 @@ void LecarPolicy::penalise(bool lru, std::uint64_t evicted_at) {
     const double discount = std::pow(config_.lecar_discount_base, 1.0 / n);
     const double regret = std::pow(discount, static_cast<double>(clock_ - evicted_at));
     double w_lru = w_lru_, w_lfu = 1 - w_lru_;
-    if (lru) w_lru *= std::exp(-config_.lecar_learning_rate * regret);
-    else w_lfu *= std::exp(-config_.lecar_learning_rate * regret);
-    w_lru_ = std::clamp(w_lru / (w_lru + w_lfu), config_.lecar_min_weight, 1 - config_.lecar_min_weight);
+    if (lru)
+        w_lru *= std::exp(-config_.lecar_learning_rate * regret);
+    else
+        w_lfu *= std::exp(-config_.lecar_learning_rate * regret);
+    w_lru_ =
+        std::clamp(w_lru / (w_lru + w_lfu), config_.lecar_min_weight, 1 - config_.lecar_min_weight);
 }
 
 void LecarPolicy::on_miss(const Access& access) {
@@ -44,7 +47,8 @@ Slot LecarPolicy::choose_victim(const Access&) {
 
 void LecarPolicy::trim(GhostList& history) {
     const std::uint64_t bound = config_.capacity / 2;
-    while (!history.empty() && history.bytes() > bound) history.pop_back();
+    while (!history.empty() && history.bytes() > bound)
+        history.pop_back();
 }
 
 void LecarPolicy::on_evict(Slot slot) {

@@ -1,13 +1,14 @@
-// LeCaR (Vietri et al., HotStorage'18): regret minimisation over two experts, LRU and LFU, acting on
-// the one cache. Each expert's evictions go to its own history (half the cache each); a miss on a key
-// in expert E's history is a regret for E, and E's weight is multiplied by exp(-lambda * d^t), where t
-// is how long ago the eviction happened and d = discount_base^(1/N) (N = entries in the cache). The
-// victim is LRU's with probability w_LRU, else LFU's. Weights stay in [min_weight, 1 - min_weight].
+// LeCaR (Vietri et al., HotStorage'18): regret minimisation over two experts, LRU and LFU, acting
+// on the one cache. Each expert's evictions go to its own history (half the cache each); a miss on
+// a key in expert E's history is a regret for E, and E's weight is multiplied by exp(-lambda *
+// d^t), where t is how long ago the eviction happened and d = discount_base^(1/N) (N = entries in
+// the cache). The victim is LRU's with probability w_LRU, else LFU's. Weights stay in [min_weight,
+// 1 - min_weight].
 #pragma once
 
-#include <random>
-
 #include "orders.hpp"
+
+#include <random>
 
 namespace iosig::tier::detail {
 

@@ -3,18 +3,19 @@
 // All operations are O(1) except LfuOrder::insert at a frequency other than 1 (O(#frequencies)).
 #pragma once
 
+#include "flat_map.hpp"
+#include "iosig/tier/policy.hpp"
+
 #include <cstdint>
 #include <random>
 #include <vector>
-
-#include "flat_map.hpp"
-#include "iosig/tier/policy.hpp"
 
 namespace iosig::tier::detail {
 
 inline constexpr std::uint32_t nil = 0xffffffffu;
 
-// Doubly linked list over slots; front = most recently used. prev/next of a slot share a cache line.
+// Doubly linked list over slots; front = most recently used. prev/next of a slot share a cache
+// line.
 class LruOrder {
 public:
     bool empty() const { return head_ == nil; }
@@ -27,17 +28,23 @@ public:
     void push_front(Slot s) {
         if (s >= links_.size()) links_.resize(std::max<std::size_t>(s + 1, links_.size() * 2));
         links_[s] = Link{nil, head_};
-        if (head_ != nil) links_[head_].prev = s;
-        else tail_ = s;
+        if (head_ != nil)
+            links_[head_].prev = s;
+        else
+            tail_ = s;
         head_ = s;
         ++size_;
     }
     void unlink(Slot s) {
         const Link l = links_[s];
-        if (l.prev != nil) links_[l.prev].next = l.next;
-        else head_ = l.next;
-        if (l.next != nil) links_[l.next].prev = l.prev;
-        else tail_ = l.prev;
+        if (l.prev != nil)
+            links_[l.prev].next = l.next;
+        else
+            head_ = l.next;
+        if (l.next != nil)
+            links_[l.next].prev = l.prev;
+        else
+            tail_ = l.prev;
         --size_;
     }
     void move_to_front(Slot s) {
@@ -125,8 +132,10 @@ private:
     }
     void drop_bucket(std::uint32_t b) {
         const Bucket& ob = buckets_[b];
-        if (ob.prev != nil) buckets_[ob.prev].next = ob.next;
-        else first_ = ob.next;
+        if (ob.prev != nil)
+            buckets_[ob.prev].next = ob.next;
+        else
+            first_ = ob.next;
         if (ob.next != nil) buckets_[ob.next].prev = ob.prev;
         free_.push_back(b);
     }
@@ -134,18 +143,24 @@ private:
         Bucket& bk = buckets_[b];
         prev_[s] = bk.tail;
         next_[s] = nil;
-        if (bk.tail != nil) next_[bk.tail] = s;
-        else bk.head = s;
+        if (bk.tail != nil)
+            next_[bk.tail] = s;
+        else
+            bk.head = s;
         bk.tail = s;
         bucket_of_[s] = b;
     }
     void detach(std::uint32_t b, Slot s) {
         Bucket& bk = buckets_[b];
         const Slot p = prev_[s], n = next_[s];
-        if (p != nil) next_[p] = n;
-        else bk.head = n;
-        if (n != nil) prev_[n] = p;
-        else bk.tail = p;
+        if (p != nil)
+            next_[p] = n;
+        else
+            bk.head = n;
+        if (n != nil)
+            prev_[n] = p;
+        else
+            bk.tail = p;
     }
 
     std::vector<Bucket> buckets_;
@@ -160,7 +175,8 @@ class RandomSet {
 public:
     bool empty() const { return members_.empty(); }
     void insert(Slot s) {
-        if (s >= position_.size()) position_.resize(std::max<std::size_t>(s + 1, position_.size() * 2), nil);
+        if (s >= position_.size())
+            position_.resize(std::max<std::size_t>(s + 1, position_.size() * 2), nil);
         position_[s] = static_cast<std::uint32_t>(members_.size());
         members_.push_back(s);
     }
@@ -209,8 +225,10 @@ public:
             nodes_.emplace_back();
         }
         nodes_[n] = Node{entry, nil, head_};
-        if (head_ != nil) nodes_[head_].prev = n;
-        else tail_ = n;
+        if (head_ != nil)
+            nodes_[head_].prev = n;
+        else
+            tail_ = n;
         head_ = n;
         index_.put(entry.key, n);
         bytes_ += entry.size;
@@ -237,10 +255,14 @@ private:
     };
     void remove_node(std::uint32_t n) {
         const Node& node = nodes_[n];
-        if (node.prev != nil) nodes_[node.prev].next = node.next;
-        else head_ = node.next;
-        if (node.next != nil) nodes_[node.next].prev = node.prev;
-        else tail_ = node.prev;
+        if (node.prev != nil)
+            nodes_[node.prev].next = node.next;
+        else
+            head_ = node.next;
+        if (node.next != nil)
+            nodes_[node.next].prev = node.prev;
+        else
+            tail_ = node.prev;
         bytes_ -= node.entry.size;
         index_.erase(node.entry.key);
         free_.push_back(n);

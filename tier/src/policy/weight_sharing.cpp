@@ -1,10 +1,10 @@
 // The paper's weight-sharing learner (weight_sharing.hpp).
 #include "weight_sharing.hpp"
 
+#include "classic.hpp"
+
 #include <algorithm>
 #include <cmath>
-
-#include "classic.hpp"
 
 namespace iosig::tier::detail {
 namespace {
@@ -27,7 +27,8 @@ void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
     for (int e = 0; e < expert_count; ++e) {
         CacheModel& shadow = shadow_[e];
         if (!shadow.access(access) && predicted_[e].erase(access.key)) ++epoch_mispredictions_[e];
-        for (const Key k : shadow.evicted()) predicted_[e].put(k, 0);
+        for (const Key k : shadow.evicted())
+            predicted_[e].put(k, 0);
         proposed_[e] = shadow.evicted();
     }
     if (!real_miss) return;
@@ -40,13 +41,15 @@ void WeightSharingPolicy::end_epoch() {
     const double misses = static_cast<double>(epoch_misses_);
     for (int e = 0; e < expert_count; ++e) {
         const double wrong = static_cast<double>(epoch_mispredictions_[e]);
-        if (wrong >= config_.threshold * misses) weight_[e] *= std::exp(-config_.learning_rate * wrong / misses);
+        if (wrong >= config_.threshold * misses)
+            weight_[e] *= std::exp(-config_.learning_rate * wrong / misses);
         state_.mispredictions[e] += epoch_mispredictions_[e];
         epoch_mispredictions_[e] = 0;
         predicted_[e].clear();
     }
     double total = 0;
-    for (const double w : weight_) total += w;
+    for (const double w : weight_)
+        total += w;
     const double mean = total / expert_count;
     total = 0;
     for (double& w : weight_) {
@@ -79,7 +82,9 @@ void WeightSharingPolicy::on_busy(Slot slot, const Access&) {
     random_.insert(slot);
 }
 
-void WeightSharingPolicy::on_miss(const Access& access) { observe(access, true); }
+void WeightSharingPolicy::on_miss(const Access& access) {
+    observe(access, true);
+}
 
 Slot WeightSharingPolicy::choose_victim(const Access&) {
     std::vector<Key>& proposed = proposed_[static_cast<int>(state_.current)];
@@ -89,14 +94,19 @@ Slot WeightSharingPolicy::choose_victim(const Access&) {
         if (const std::uint32_t* slot = slot_of_.find(k)) return *slot;
     }
     switch (state_.current) {
-    case Expert::lru: return lru_.back();
-    case Expert::lfu: return lfu_.min();
-    case Expert::random: return random_.pick(rng_);
+    case Expert::lru:
+        return lru_.back();
+    case Expert::lfu:
+        return lfu_.min();
+    case Expert::random:
+        return random_.pick(rng_);
     }
     return lru_.back();
 }
 
-void WeightSharingPolicy::on_evict(Slot slot) { remove_resident(slot); }
+void WeightSharingPolicy::on_evict(Slot slot) {
+    remove_resident(slot);
+}
 
 void WeightSharingPolicy::on_insert(Slot slot, const Access& access) {
     if (slot >= key_of_.size()) key_of_.resize(std::max<std::size_t>(slot + 1, key_of_.size() * 2));
@@ -120,9 +130,12 @@ void WeightSharingPolicy::remove_resident(Slot slot) {
 void WeightSharingPolicy::on_erase(Slot slot) {
     const Key key = key_of_[slot];
     remove_resident(slot);
-    for (CacheModel& shadow : shadow_) shadow.erase(key);
+    for (CacheModel& shadow : shadow_)
+        shadow.erase(key);
 }
 
-std::optional<LearnerState> WeightSharingPolicy::learner_state() const { return state_; }
+std::optional<LearnerState> WeightSharingPolicy::learner_state() const {
+    return state_;
+}
 
 } // namespace iosig::tier::detail

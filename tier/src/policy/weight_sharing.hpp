@@ -2,27 +2,28 @@
 //
 // LRU, LFU and Random are experts. Each expert runs a metadata-only shadow of the cache that it
 // manages alone, so every expert makes its own eviction decisions ("predictions") whether or not it
-// is the chosen one. A misprediction of expert E is a miss, in E's shadow, on a key E evicted in the
-// same epoch; the prediction vector of evicted keys is cleared every epoch. An epoch is EPOCH_WIDTH
-// polling iterations of the miss queue (here: iteration_misses misses of the real cache each). At the
-// end of an epoch, an expert whose mispredictions reach THRESHOLD * (misses of the real cache in the
-// epoch) is penalised, w_E *= exp(-eta * mispredictions_E / misses); a fixed share of the total weight
-// is redistributed (an expert that was bad in an earlier phase can win again); the weights are
-// normalised into probabilities, and the expert with the highest probability picks the victims of
-// the next epoch (ties keep the current expert).
+// is the chosen one. A misprediction of expert E is a miss, in E's shadow, on a key E evicted in
+// the same epoch; the prediction vector of evicted keys is cleared every epoch. An epoch is
+// EPOCH_WIDTH polling iterations of the miss queue (here: iteration_misses misses of the real cache
+// each). At the end of an epoch, an expert whose mispredictions reach THRESHOLD * (misses of the
+// real cache in the epoch) is penalised, w_E *= exp(-eta * mispredictions_E / misses); a fixed
+// share of the total weight is redistributed (an expert that was bad in an earlier phase can win
+// again); the weights are normalised into probabilities, and the expert with the highest
+// probability picks the victims of the next epoch (ties keep the current expert).
 //
 // The chosen expert's decision is executed on the real cache by evicting what it evicted in its
 // shadow for the same request, if that key is resident; otherwise its rule is applied to the real
-// cache (LRU tail, lowest frequency, random resident). The learner starts with LFU: LRU's state (the
-// recency order of what is resident) is complete at any moment, while the frequencies LFU needs are
-// lost once another expert has evicted the frequent lines, so the cheap switch is LFU -> LRU.
+// cache (LRU tail, lowest frequency, random resident). The learner starts with LFU: LRU's state
+// (the recency order of what is resident) is complete at any moment, while the frequencies LFU
+// needs are lost once another expert has evicted the frequent lines, so the cheap switch is LFU ->
+// LRU.
 #pragma once
-
-#include <array>
-#include <random>
 
 #include "iosig/tier/cache_model.hpp"
 #include "orders.hpp"
+
+#include <array>
+#include <random>
 
 namespace iosig::tier::detail {
 
@@ -55,8 +56,8 @@ private:
     std::size_t resident_ = 0;
 
     std::array<CacheModel, expert_count> shadow_;
-    std::array<FlatMap, expert_count> predicted_;           // keys each expert evicted in this epoch
-    std::array<std::vector<Key>, expert_count> proposed_;   // ... and for the current request
+    std::array<FlatMap, expert_count> predicted_;         // keys each expert evicted in this epoch
+    std::array<std::vector<Key>, expert_count> proposed_; // ... and for the current request
     std::array<std::uint64_t, expert_count> epoch_mispredictions_{};
     std::array<double, expert_count> weight_{1, 1, 1};
     std::uint64_t epoch_misses_ = 0;

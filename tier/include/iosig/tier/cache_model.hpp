@@ -1,15 +1,15 @@
-// A metadata-only cache: which keys are resident, driven by an EvictionPolicy. Capacity and sizes are
-// in one unit (bytes for objects, 1 per line for block caches). Semantics are libCacheSim's, so that
-// its published miss counts are reproducible: a hit updates the policy; a miss evicts victims until
-// used + size <= capacity and then inserts; an entry larger than the whole cache is not inserted;
-// there is no per-entry overhead.
+// A metadata-only cache: which keys are resident, driven by an EvictionPolicy. Capacity and sizes
+// are in one unit (bytes for objects, 1 per line for block caches). Semantics are libCacheSim's, so
+// that its published miss counts are reproducible: a hit updates the policy; a miss evicts victims
+// until used + size <= capacity and then inserts; an entry larger than the whole cache is not
+// inserted; there is no per-entry overhead.
 #pragma once
+
+#include "iosig/tier/policy.hpp"
 
 #include <cstdint>
 #include <memory>
 #include <vector>
-
-#include "iosig/tier/policy.hpp"
 
 namespace iosig::tier {
 

@@ -1,32 +1,34 @@
-// The two-tier cache engine: fixed-size lines of home files (on a slow mount) cached in one cache file
-// on a fast mount, written back asynchronously (io_uring), evicted by a policy from policy.hpp, with
-// prefetching and crash recovery from a metadata journal. docs/tier.md describes the design and the
-// durability contract.
+// The two-tier cache engine: fixed-size lines of home files (on a slow mount) cached in one cache
+// file on a fast mount, written back asynchronously (io_uring), evicted by a policy from
+// policy.hpp, with prefetching and crash recovery from a metadata journal. docs/tier.md describes
+// the design and the durability contract.
 //
 // The API mirrors what a caller intercepting open/pread/pwrite/fsync/close sees: file handles, byte
 // ranges and POSIX error numbers (functions return -errno, never throw, once the engine is open).
 //
 // Durability contract:
-//  - pwrite() returns when the data is in the cache file and the journal durably records the line as
+//  - pwrite() returns when the data is in the cache file and the journal durably records the line
+//  as
 //    dirty: after a crash, recovery writes home what the cache file holds for the line. Like any
 //    write without fsync, bytes the kernel had not yet stored in the cache file when the power
 //    failed can be lost; a process crash loses nothing.
-//  - fsync()/fdatasync() return 0 only when every byte written to the file before the call is on the
+//  - fsync()/fdatasync() return 0 only when every byte written to the file before the call is on
+//  the
 //    home file and the home file is synced; a crash afterwards loses none of it, and recovery never
 //    writes an older version of a line over it.
 //  - close() writes the file's dirty lines home (other processes see the data) before it returns.
 //  - On any IO error the failing call returns it; nothing acknowledged is lost.
 #pragma once
 
+#include "iosig/tier/io.hpp"
+#include "iosig/tier/policy.hpp"
+#include "iosig/tier/prefetch.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <sys/types.h>
-
-#include "iosig/tier/io.hpp"
-#include "iosig/tier/policy.hpp"
-#include "iosig/tier/prefetch.hpp"
 
 namespace iosig::tier {
 
@@ -35,18 +37,18 @@ struct TierConfig {
     std::uint64_t cache_size = 256ull << 20; // bytes, rounded down to whole lines
     std::uint64_t line_size = 64 << 10;      // power of two, 4 KiB .. 1 MiB
     std::string policy = "ws";
-    PolicyConfig policy_config;              // capacity is set from cache_size / line_size
-    std::string prefetch;                    // "", "stream" or "markov"
+    PolicyConfig policy_config; // capacity is set from cache_size / line_size
+    std::string prefetch;       // "", "stream" or "markov"
     PrefetchConfig prefetch_config;
-    std::uint64_t prefetch_lines = 0;        // prefetch buffer (memory); 0 = lines / 32, at least 4
-    std::uint64_t max_dirty_lines = 0;       // writers wait above this; 0 = lines / 4
-    double writeback_delay = 0.5;            // seconds a dirty line may wait before the flusher writes it
+    std::uint64_t prefetch_lines = 0;  // prefetch buffer (memory); 0 = lines / 32, at least 4
+    std::uint64_t max_dirty_lines = 0; // writers wait above this; 0 = lines / 4
+    double writeback_delay = 0.5;      // seconds a dirty line may wait before the flusher writes it
     std::uint64_t sequential_cutoff = 4ull << 20; // a stream that read/wrote this many bytes in
                                                   // sequence bypasses the cache (bcache); 0 = never
-    unsigned queue_depth = 32;               // io_uring entries of the write-back
-    bool direct_io = true;                   // O_DIRECT for line IO when the file systems allow it
-    int numa_node = -1;                      // staging memory node; -1 = the creating CPU's node
-    std::shared_ptr<IoFaults> faults;        // tests: fault injection (disables io_uring)
+    unsigned queue_depth = 32;                    // io_uring entries of the write-back
+    bool direct_io = true;            // O_DIRECT for line IO when the file systems allow it
+    int numa_node = -1;               // staging memory node; -1 = the creating CPU's node
+    std::shared_ptr<IoFaults> faults; // tests: fault injection (disables io_uring)
 };
 
 struct TierStats {
@@ -56,20 +58,20 @@ struct TierStats {
     std::uint64_t fills = 0;                        // lines read from home files
     std::uint64_t writebacks = 0;                   // lines written home
     std::uint64_t evictions = 0;
-    std::uint64_t bypassed_bytes = 0;               // sequential-stream bytes that skipped the cache
+    std::uint64_t bypassed_bytes = 0; // sequential-stream bytes that skipped the cache
     std::uint64_t prefetches_issued = 0, prefetch_hits = 0;
-    std::uint64_t dirty_lines = 0;                  // now
+    std::uint64_t dirty_lines = 0; // now
     std::uint64_t journal_syncs = 0;
-    int numa_node = -1;                             // where the staging memory is (-1: not placed)
-    bool io_uring = false;                          // write-back through io_uring
+    int numa_node = -1;    // where the staging memory is (-1: not placed)
+    bool io_uring = false; // write-back through io_uring
 };
 
 struct RecoveryReport {
     bool journal_found = false;
-    bool torn_tail = false;            // the last journal record was cut by the crash
-    std::uint64_t dirty_lines = 0;     // lines the journal listed as dirty
+    bool torn_tail = false;        // the last journal record was cut by the crash
+    std::uint64_t dirty_lines = 0; // lines the journal listed as dirty
     std::uint64_t lines_written_home = 0;
-    std::uint64_t missing_files = 0;   // dirty lines whose home file no longer exists (skipped)
+    std::uint64_t missing_files = 0; // dirty lines whose home file no longer exists (skipped)
 };
 
 // Thrown only by TierCache::open (bad configuration, unusable cache file or journal, recovery that

@@ -22,7 +22,8 @@ class IoFaults;
 
 class File {
 public:
-    File(int fd, int buffered_fd, FileRole role, std::filesystem::path path, std::shared_ptr<IoFaults> faults);
+    File(int fd, int buffered_fd, FileRole role, std::filesystem::path path,
+         std::shared_ptr<IoFaults> faults);
     ~File();
     File(const File&) = delete;
     File& operator=(const File&) = delete;
@@ -30,8 +31,9 @@ public:
     // Opens `path`; with direct_io, data IO bypasses the page cache (O_DIRECT) when the file system
     // allows it, and unaligned IO goes through a second, buffered descriptor. Returns nullptr and
     // sets `error` (an errno) on failure.
-    static std::unique_ptr<File> open(const std::filesystem::path& path, int flags, mode_t mode, FileRole role,
-                                      bool direct_io, std::shared_ptr<IoFaults> faults, int& error);
+    static std::unique_ptr<File> open(const std::filesystem::path& path, int flags, mode_t mode,
+                                      FileRole role, bool direct_io,
+                                      std::shared_ptr<IoFaults> faults, int& error);
 
     // Full transfers: loops over short reads/writes; a read stops early only at end of file.
     ssize_t pread(void* buffer, std::size_t count, off_t offset);
@@ -82,7 +84,8 @@ private:
         std::vector<Undo> undo;
     };
     // Returns -EIO when the write must fail; otherwise records the undo information.
-    int before_write(FileRole role, const std::filesystem::path& path, int buffered_fd, std::size_t count, off_t offset);
+    int before_write(FileRole role, const std::filesystem::path& path, int buffered_fd,
+                     std::size_t count, off_t offset);
     int before_sync(FileRole role);
     void after_sync(const std::filesystem::path& path, int buffered_fd);
 

@@ -1,10 +1,10 @@
 // Eviction policies behind one interface, shared by the trace simulator and the cache engine.
 //
 // A policy orders the *resident* entries of a cache. Its owner (the simulator's CacheModel or the
-// engine's line table) keeps the key -> slot map and the byte/line accounting; the policy sees slots
-// (dense small integers the owner assigns, reused after eviction) and the keys and sizes it is told
-// about. Ghost state (ARC's B1/B2, LeCaR's histories, the learner's shadow experts) is keyed by Key,
-// because ghosts have no slot.
+// engine's line table) keeps the key -> slot map and the byte/line accounting; the policy sees
+// slots (dense small integers the owner assigns, reused after eviction) and the keys and sizes it
+// is told about. Ghost state (ARC's B1/B2, LeCaR's histories, the learner's shadow experts) is
+// keyed by Key, because ghosts have no slot.
 //
 // Protocol for one request, as the owner drives it:
 //   resident:     on_hit(slot, access)
@@ -18,8 +18,8 @@
 #include <array>
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +34,9 @@ inline constexpr std::int64_t never_again = std::numeric_limits<std::int64_t>::m
 
 struct Access {
     Key key = 0;
-    std::uint64_t size = 1;               // in the unit the capacity is counted in (bytes or lines)
-    std::int64_t next_access = never_again; // index of the next request for `key`; only Belady reads it
+    std::uint64_t size = 1; // in the unit the capacity is counted in (bytes or lines)
+    std::int64_t next_access =
+        never_again; // index of the next request for `key`; only Belady reads it
 };
 
 // The learner's experts, in the order of LearnerState's arrays.
@@ -73,14 +74,15 @@ public:
 // Parameters every policy may use. Capacity is in the same unit as Access::size.
 struct PolicyConfig {
     std::uint64_t capacity = 0;
-    std::uint64_t seed = 42;  // Random, LeCaR and the learner's Random expert; fixed => deterministic
+    std::uint64_t seed =
+        42; // Random, LeCaR and the learner's Random expert; fixed => deterministic
 
     // The paper's weight-sharing learner (docs/tier.md, "The learner").
-    unsigned epoch_iterations = 4;      // EPOCH_WIDTH
-    double threshold = 0.25;            // THRESHOLD: mispredictions below threshold*misses are ignored
+    unsigned epoch_iterations = 4; // EPOCH_WIDTH
+    double threshold = 0.25;       // THRESHOLD: mispredictions below threshold*misses are ignored
     std::uint64_t iteration_misses = 64; // misses served per polling iteration of the miss queue
-    double learning_rate = 2.0;          // w_e *= exp(-learning_rate * loss_e) at the end of an epoch
-    double share = 0.01;                 // fixed share: w_e = (1-share) w_e + share * mean(w)
+    double learning_rate = 2.0; // w_e *= exp(-learning_rate * loss_e) at the end of an epoch
+    double share = 0.01;        // fixed share: w_e = (1-share) w_e + share * mean(w)
 
     // LeCaR (HotStorage'18; NOTES.md): learning rate, discount^(1/N), weight clamp.
     double lecar_learning_rate = 0.45;

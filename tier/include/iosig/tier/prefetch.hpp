@@ -4,24 +4,25 @@
 // decides whether there is room for them (prefetch only into free buffer slots, demand first).
 #pragma once
 
+#include "iosig/tier/policy.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "iosig/tier/policy.hpp"
-
 namespace iosig::tier {
 
 struct PrefetchConfig {
-    unsigned streams = 16;          // stream identifier: streams tracked at once
-    unsigned depth = 8;             // lines ahead of a confirmed stream / along a Markov path
-    std::uint64_t max_stride = 256; // lines; larger jumps start a new stream instead
-    unsigned confirmations = 2;     // stride matches before a stream prefetches
+    unsigned streams = 16;               // stream identifier: streams tracked at once
+    unsigned depth = 8;                  // lines ahead of a confirmed stream / along a Markov path
+    std::uint64_t max_stride = 256;      // lines; larger jumps start a new stream instead
+    unsigned confirmations = 2;          // stride matches before a stream prefetches
     std::size_t markov_states = 1 << 16; // rows of the transition table (oldest replaced first)
-    double markov_min_probability = 0.3; // a successor is predicted only above this share of its row
-    unsigned markov_min_count = 2;  // ... and after this many observed transitions
+    double markov_min_probability =
+        0.3;                       // a successor is predicted only above this share of its row
+    unsigned markov_min_count = 2; // ... and after this many observed transitions
 };
 
 class Prefetcher {
@@ -33,7 +34,8 @@ public:
 };
 
 // "stream" or "markov"; throws std::invalid_argument otherwise.
-std::unique_ptr<Prefetcher> make_prefetcher(std::string_view name, const PrefetchConfig& config = {});
+std::unique_ptr<Prefetcher> make_prefetcher(std::string_view name,
+                                            const PrefetchConfig& config = {});
 std::vector<std::string> prefetcher_names();
 
 } // namespace iosig::tier

@@ -14,12 +14,12 @@
 // additionally serves the misses, the write-backs of dirty evictions and the prefetches.
 #pragma once
 
+#include "iosig/node.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <vector>
-
-#include "iosig/node.hpp"
 
 namespace iosig::tier {
 
@@ -55,8 +55,8 @@ struct Equilibrium {
     double l1 = 0, w1 = 0;     // hit queue length and waiting time (s)
     double l2 = 0, w2 = 0;     // miss queue length and waiting time (s)
 };
-std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio, double mean_tier1_rate,
-                                       double tier2_rate, unsigned servers);
+std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio,
+                                       double mean_tier1_rate, double tier2_rate, unsigned servers);
 
 // Requests per second a device (as seen through `mount`) serves for IOs of `bytes` bytes:
 // 1 / (op latency + seek latency for random IO on rotational media + bytes / bandwidth), capped at
@@ -67,9 +67,9 @@ double service_rate(const Device& device, std::uint64_t bytes, bool read, bool r
 const Mount* mount_holding(const Node& node, const std::filesystem::path& path);
 
 // The rates of a cache on the mount holding `fast` in front of home files on the mount holding
-// `slow`, for lines of `line_size` bytes. Throws std::invalid_argument naming the path when the node
-// has no mount for it or the mount's device is missing.
-TierRates tier_rates(const Node& node, const std::filesystem::path& fast, const std::filesystem::path& slow,
-                     std::uint64_t line_size, bool random);
+// `slow`, for lines of `line_size` bytes. Throws std::invalid_argument naming the path when the
+// node has no mount for it or the mount's device is missing.
+TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
+                     const std::filesystem::path& slow, std::uint64_t line_size, bool random);
 
 } // namespace iosig::tier

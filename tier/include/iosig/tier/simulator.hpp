@@ -5,20 +5,20 @@
 // Block mode (csv and synthetic block traces): every request is split into the fixed-size lines it
 // touches; capacity is cache size / line size lines; a line is what the engine caches.
 //
-// With a prefetcher, a prefetch buffer is carved out of the cache size (default 1/32 of it); the main
-// cache gets the rest. A reference found in the buffer is promoted into the main cache and counts as
-// a hit (no demand fetch from the slow tier). Prefetches are issued after the demand reference is
-// served, only into free buffer slots; an unused prefetch leaves the buffer after `prefetch_lifetime`
-// references (counted as wasted).
+// With a prefetcher, a prefetch buffer is carved out of the cache size (default 1/32 of it); the
+// main cache gets the rest. A reference found in the buffer is promoted into the main cache and
+// counts as a hit (no demand fetch from the slow tier). Prefetches are issued after the demand
+// reference is served, only into free buffer slots; an unused prefetch leaves the buffer after
+// `prefetch_lifetime` references (counted as wasted).
 #pragma once
-
-#include <cstdint>
-#include <optional>
-#include <string>
 
 #include "iosig/tier/policy.hpp"
 #include "iosig/tier/prefetch.hpp"
 #include "iosig/tier/trace.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
 
 namespace iosig::tier {
 
@@ -26,11 +26,11 @@ enum class SimMode : std::uint8_t { object, block };
 
 struct SimConfig {
     std::string policy = "lru";
-    PolicyConfig policy_config; // capacity is filled in by simulate()
-    std::uint64_t cache_size = 0; // bytes
+    PolicyConfig policy_config;     // capacity is filled in by simulate()
+    std::uint64_t cache_size = 0;   // bytes
     std::uint64_t line_size = 4096; // bytes (block mode)
-    std::optional<SimMode> mode;  // default: object for object traces, block for block traces
-    std::string prefetch;         // "", "stream" or "markov"
+    std::optional<SimMode> mode;    // default: object for object traces, block for block traces
+    std::string prefetch;           // "", "stream" or "markov"
     PrefetchConfig prefetch_config;
     std::uint64_t prefetch_buffer = 0;   // bytes; 0 = cache_size / 32
     std::uint64_t prefetch_lifetime = 0; // references; 0 = 8 * buffer entries
@@ -40,33 +40,37 @@ struct SimResult {
     std::string policy;
     std::string prefetch;
     SimMode mode = SimMode::object;
-    std::uint64_t cache_size = 0;   // bytes
-    std::uint64_t capacity = 0;     // main cache, in bytes (object) or lines (block)
-    std::uint64_t requests = 0;     // trace requests
-    std::uint64_t references = 0;   // object or line references the cache saw
-    std::uint64_t hits = 0;         // includes prefetch_hits
-    std::uint64_t misses = 0;       // demand misses: fetched from the slow tier on the caller's path
+    std::uint64_t cache_size = 0; // bytes
+    std::uint64_t capacity = 0;   // main cache, in bytes (object) or lines (block)
+    std::uint64_t requests = 0;   // trace requests
+    std::uint64_t references = 0; // object or line references the cache saw
+    std::uint64_t hits = 0;       // includes prefetch_hits
+    std::uint64_t misses = 0;     // demand misses: fetched from the slow tier on the caller's path
     std::uint64_t read_misses = 0, write_misses = 0;
     std::uint64_t bytes_requested = 0;
-    std::uint64_t bytes_missed = 0;  // requested bytes that lay in missed objects/lines
+    std::uint64_t bytes_missed = 0; // requested bytes that lay in missed objects/lines
     std::uint64_t prefetches_issued = 0;
-    std::uint64_t prefetch_hits = 0;   // references served by the prefetch buffer
+    std::uint64_t prefetch_hits = 0;     // references served by the prefetch buffer
     std::uint64_t prefetches_wasted = 0; // left the buffer unused
-    double seconds = 0;                // simulation loop only
+    double seconds = 0;                  // simulation loop only
     std::optional<LearnerState> learner;
 
     double miss_ratio() const { return references ? double(misses) / double(references) : 0; }
-    double byte_miss_ratio() const { return bytes_requested ? double(bytes_missed) / double(bytes_requested) : 0; }
+    double byte_miss_ratio() const {
+        return bytes_requested ? double(bytes_missed) / double(bytes_requested) : 0;
+    }
     // Share of issued prefetches that were used (prefetches still in the buffer at the end count
     // as unused).
-    double prefetch_accuracy() const { return prefetches_issued ? double(prefetch_hits) / double(prefetches_issued) : 0; }
+    double prefetch_accuracy() const {
+        return prefetches_issued ? double(prefetch_hits) / double(prefetches_issued) : 0;
+    }
     double references_per_second() const { return seconds > 0 ? double(references) / seconds : 0; }
     double requests_per_second() const { return seconds > 0 ? double(requests) / seconds : 0; }
 };
 
 // Throws std::invalid_argument on a bad configuration (unknown policy, line size not a power of two
-// or outside 512 B .. 1 GiB, object mode on a block trace's byte ranges is allowed, block mode on an
-// object trace is not).
+// or outside 512 B .. 1 GiB, object mode on a block trace's byte ranges is allowed, block mode on
+// an object trace is not).
 SimResult simulate(const Trace& trace, const SimConfig& config);
 
 std::string_view to_string(SimMode mode);

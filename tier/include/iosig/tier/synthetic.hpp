@@ -4,19 +4,19 @@
 // generator produces spatial patterns on purpose). Same parameters and seed => same trace.
 #pragma once
 
+#include "iosig/tier/trace.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "iosig/tier/trace.hpp"
-
 namespace iosig::tier {
 
 // Poisson temporal locality: new pages arrive at rate `new_page_probability` per request; a request
-// for an existing page picks one whose age (in page arrivals) is exponential with mean `mean_age`, so
-// the chance that a page is requested decays exponentially with the time since it arrived. Slowly
-// evolving working set: LRU's case.
+// for an existing page picks one whose age (in page arrivals) is exponential with mean `mean_age`,
+// so the chance that a page is requested decays exponentially with the time since it arrived.
+// Slowly evolving working set: LRU's case.
 struct PoissonLocality {
     std::uint64_t requests = 200000;
     double new_page_probability = 0.05;

@@ -1,8 +1,9 @@
 // Request traces for the simulator: the two formats in ../shared/data/traces/ and synthetic ones.
 //
-// - csv (block trace): header naming at least op, size and lbn (e.g. `version,time,op,size,lbn`); op is
-//   a SCSI opcode in hex (28/88 read, 2a/8a write, with or without 0x) or r/w/read/write; lbn counts
-//   512-byte sectors; size is in bytes. Requests are byte ranges of one device.
+// - csv (block trace): header naming at least op, size and lbn (e.g. `version,time,op,size,lbn`);
+// op is
+//   a SCSI opcode in hex (28/88 read, 2a/8a write, with or without 0x) or r/w/read/write; lbn
+//   counts 512-byte sectors; size is in bytes. Requests are byte ranges of one device.
 // - oracleGeneral (libCacheSim): little-endian 24-byte records {u32 time, u64 obj_id, u32 obj_size,
 //   i64 next_access_vtime}. Requests are whole objects; reads and writes are not distinguished.
 #pragma once
@@ -40,7 +41,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// "csv" or "oracleGeneral" (case-insensitive; "oracle" also accepted). Throws std::invalid_argument.
+// "csv" or "oracleGeneral" (case-insensitive; "oracle" also accepted). Throws
+// std::invalid_argument.
 TraceFormat parse_trace_format(std::string_view text);
 // From the file name: *.csv -> csv, *oracleGeneral* / *.bin -> oracleGeneral; throws when unclear.
 TraceFormat guess_trace_format(const std::filesystem::path& file);
