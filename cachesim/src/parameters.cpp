@@ -54,8 +54,10 @@ public:
 
     // A fixed cost may be 0; it only has to be there.
     void need_cost(const std::optional<double>& value, double& target, const char* key) {
-        if (value && *value >= 0) target = *value;
-        else out_.missing.emplace_back(key);
+        if (value && *value >= 0)
+            target = *value;
+        else
+            out_.missing.emplace_back(key);
     }
     template <class T>
     void need(const std::optional<T>& value, double& target, const char* key) {
@@ -128,11 +130,11 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
             p.direct_write_base = perf.op_latency;
         else
             r.need_cost(s.sync_write_syscall_base, p.direct_write_base,
-                   (dev_key + ".op_latency (or system.sync_write_syscall_base)").c_str());
+                        (dev_key + ".op_latency (or system.sync_write_syscall_base)").c_str());
     }
     if (method == Method::sync)
         r.need_cost(s.sync_write_syscall_base, p.sync_write_syscall_base,
-               "system.sync_write_syscall_base");
+                    "system.sync_write_syscall_base");
 
     // The copy into the page cache: page_cache_write_bw, or 1 / write_syscall_per_byte.
     const bool cached = method != Method::direct;

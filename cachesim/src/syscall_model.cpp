@@ -51,12 +51,14 @@ double SyscallWriteModel::flush_for(double duration) {
     std::function<void(double, double)> progress;
     if (trajectory_)
         progress = [this](double t, double dirty) { trajectory_->push_back({t, dirty}); };
-    const double busy = span > 0 ? cache_
-                                       .flush(start, span, p_.writeback_bw, p_.thresholds.background,
-                                              p_.dirty_expire, p_.writeback_interval, progress)
-                                       .busy
-                                 : 0.0;
-    if (cache_.dirty_bytes() <= p_.thresholds.background && !cache_.has_expired(now_ + duration, p_.dirty_expire))
+    const double busy = span > 0
+                            ? cache_
+                                  .flush(start, span, p_.writeback_bw, p_.thresholds.background,
+                                         p_.dirty_expire, p_.writeback_interval, progress)
+                                  .busy
+                            : 0.0;
+    if (cache_.dirty_bytes() <= p_.thresholds.background &&
+        !cache_.has_expired(now_ + duration, p_.dirty_expire))
         flusher_running_ = false;
     return busy;
 }
@@ -105,8 +107,8 @@ WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint6
         // no accounting, at memory speed when it is known.
         const std::uint64_t fresh = cache_.insert(file, position, piece, now_);
         const double rewrite_rate = p_.memory_bw > 0 ? p_.memory_bw : rate;
-        const double copy = static_cast<double>(fresh) / rate +
-                            static_cast<double>(piece - fresh) / rewrite_rate;
+        const double copy =
+            static_cast<double>(fresh) / rate + static_cast<double>(piece - fresh) / rewrite_rate;
         out.newly_dirtied += fresh;
 
         double pause = 0;

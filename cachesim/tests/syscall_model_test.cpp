@@ -155,7 +155,7 @@ TEST(Alg1, ExpiredDataPutsTheCacheInBackgroundFlush) {
 TEST(Alg1, FlusherStartLatencyDelaysWriteBackAndTheSlowdown) {
     ModelParameters p = params();
     p.writeback_start_latency = 0.002;
-    SyscallWriteModel model(p, {10 * MiB, 0});  // exactly at the threshold: the flusher is idle
+    SyscallWriteModel model(p, {10 * MiB, 0}); // exactly at the threshold: the flusher is idle
     // 1 MiB at 1 GB/s takes ~1 ms: the flusher, triggered by the first piece above the threshold,
     // only starts 2 ms later, so the whole copy runs at full speed and nothing is written back.
     const WriteCost c = model.write(1, 0, 1 << 20, 0);

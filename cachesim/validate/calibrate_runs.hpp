@@ -43,6 +43,24 @@ inline std::vector<std::uint64_t> shuffled(std::vector<std::uint64_t> sizes, int
     return out;
 }
 
+// Streams of `run` writes of one size after another, sizes in random order: synchronous writes
+// behave differently right after a write of another size (a journal commit still pending), and
+// the workloads they are compared with are streams of one size.
+inline std::vector<std::uint64_t> size_streams(std::vector<std::uint64_t> sizes, int run,
+                                               std::mt19937_64& rng) {
+    std::shuffle(sizes.begin(), sizes.end(), rng);
+    std::vector<std::uint64_t> out;
+    for (std::uint64_t s : sizes)
+        for (int i = 0; i < run; ++i)
+            out.push_back(s);
+    return out;
+}
+
+// Keeps the writes that follow one of the same size.
+inline bool inside_stream(const std::vector<WriteRequest>& w, std::size_t i) {
+    return i > 0 && w[i - 1].size == w[i].size;
+}
+
 inline double background_threshold() {
     const auto state = read_procfs_state();
     return state && state->global ? state->global->background_thresh : 0;

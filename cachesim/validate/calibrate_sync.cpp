@@ -24,8 +24,8 @@ LinearFit measure_direct(const CalibrationSetup& setup, double* quantum) {
     const std::vector<std::uint64_t> sizes = {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB,
                                               2 * MiB, 4 * MiB,  8 * MiB,  16 * MiB};
     auto samples = sample_runs(
-        setup, Method::direct, [&](int) { return appends(shuffled(sizes, 3, rng)); },
-        [](const auto&, std::size_t) { return true; });
+        setup, Method::direct, [&](int) { return appends(size_streams(sizes, 4, rng)); },
+        inside_stream);
     LinearFit line = two_range_fit(samples, 64 * KiB);
     const auto medians = per_size_medians(sizes_of(samples), costs_of(samples));
     const double q = detect_quantum(medians);
@@ -46,8 +46,8 @@ LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& p) 
     const std::vector<std::uint64_t> sizes = {4 * KiB, 6000,      16 * KiB, 64 * KiB,
                                               100000,  256 * KiB, 1 * MiB,  4 * MiB};
     auto samples = sample_runs(
-        setup, Method::sync, [&](int) { return appends(shuffled(sizes, 2, rng)); },
-        [](const auto&, std::size_t) { return true; });
+        setup, Method::sync, [&](int) { return appends(size_streams(sizes, 4, rng)); },
+        inside_stream);
     if (q > 0) {
         const auto medians = per_size_medians(sizes_of(samples), costs_of(samples));
         auto cost = [&p](double l, double c, double s) {

@@ -142,9 +142,11 @@ int main(int argc, char** argv) {
             log_line("iosig-cawl-validate: " + error);
             return exit_bad_input;
         }
-        if (before && before->global && original->dirty_ratio > 0 && !original->dirty_bytes)
+        if (before && before->global && original->dirty_ratio > 0 && !original->dirty_bytes) {
             node->system.dirtyable_memory = static_cast<std::uint64_t>(
                 before->global->dirty_thresh / (original->dirty_ratio / 100.0));
+            node->provenance["system.dirtyable_memory"] = Provenance::derived;
+        }
     }
     const Mount* mount = mount_for_path(*node, std::filesystem::absolute(dir).string());
     if (!mount) {

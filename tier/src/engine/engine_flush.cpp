@@ -13,6 +13,7 @@ constexpr std::uint64_t journal_compaction_bytes = 64ull << 20;
 
 struct Snapshot {
     Slot slot = 0;
+    Key key = 0;
     std::uint64_t generation = 0;
     HomeFile* file = nullptr;
     std::int64_t start = 0;
@@ -30,9 +31,14 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
         for (const Slot s : slots) {
             LineMeta& m = meta_[s];
             if (!m.valid || !m.dirty || m.flushing) continue;
+            {
+                std::shared_lock files(files_mutex_, std::try_to_lock);
+                const auto f = files.owns_lock() ? files_.find(m.file) : files_.end();
+                if (f == files_.end()) continue; // next round
+            }
             m.flushing = true;
             ++m.pins;
-            claimed.push_back(Snapshot{s, 0, nullptr, 0, 0, nullptr});
+            claimed.push_back(Snapshot{s, m.key, 0, nullptr, 0, 0, nullptr});
         }
     }
     if (claimed.empty()) return 0;
@@ -53,6 +59,12 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
             {
                 std::lock_guard lock(mutex_);
                 const LineMeta& m = meta_[snap.slot];
+                if (!m.valid || !m.dirty ||
+                    m.key != snap.key) { // dropped (truncate) while we waited
+                    result[i - begin] = 1;
+                    data_locks_[snap.slot].unlock_shared();
+                    continue;
+                }
                 snap.generation = m.generation;
                 snap.start = static_cast<std::int64_t>(m.line * line_size_);
                 file_id = m.file;
@@ -79,7 +91,7 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
             if (uring_) ring.lock();
             for (std::size_t i = begin; i < end; ++i) {
                 Snapshot& snap = claimed[i];
-                if (result[i - begin] < 0 || snap.bytes == 0) continue;
+                if (result[i - begin] != 0 || snap.bytes == 0) continue;
                 const int fd = snap.file->io->uring_fd();
                 const bool whole = snap.bytes == line_size_ && snap.file->io->direct();
                 if (uring_ && fd >= 0 && (whole || !snap.file->io->direct())) {
@@ -143,7 +155,8 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
             for (std::size_t i = begin; i < end; ++i) {
                 const Snapshot& snap = claimed[i];
                 LineMeta& m = meta_[snap.slot];
-                if (result[i - begin] == 0) {
+                if (result[i - begin] > 0) { // skipped: nothing to record
+                } else if (result[i - begin] == 0) {
                     m.flushed_generation = std::max(m.flushed_generation, snap.generation);
                     snap.file->home_size = std::max<std::int64_t>(
                         snap.file->home_size, snap.start + static_cast<std::int64_t>(snap.bytes));

@@ -1,5 +1,5 @@
 // The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, recovery, shutdown),
-// engine_data.cpp (the read/write paths and line allocation), engine_flush.cpp (write-back, fsync,
+// engine_lines.cpp (line allocation, fills, leases), engine_data.cpp (the read/write paths), engine_flush.cpp (write-back, fsync,
 // the flusher thread) and engine_prefetch.cpp (the prefetch buffer and its worker).
 //
 // Locking, outermost first: files_mutex_ (home files and handles) -> mutex_ (line table, policy,
@@ -55,6 +55,7 @@ struct HomeFile {
     std::int64_t size = 0;      // logical size, cached writes included
     std::int64_t home_size = 0; // size of the home file itself (lines beyond it need no fill)
     std::uint32_t handles = 0;
+    bool truncating = false; // (mutex_) write-backs of this file's lines must not start
     std::atomic<std::uint64_t> write_generation{0}; // invalidates prefetches that raced a write
     std::mutex append_mutex;
 };

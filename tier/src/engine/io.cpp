@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <random>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace iosig::tier {
@@ -136,8 +137,19 @@ std::uint64_t IoFaults::writes(FileRole role) const {
     return it == writes_.end() ? 0 : it->second;
 }
 
+void IoFaults::slow_down(FileRole role, std::chrono::microseconds delay) {
+    std::lock_guard lock(mutex_);
+    delay_[role] = delay;
+}
+
 int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int buffered_fd,
                            std::size_t count, off_t offset) {
+    std::chrono::microseconds delay{0};
+    {
+        std::lock_guard lock(mutex_);
+        if (const auto it = delay_.find(role); it != delay_.end()) delay = it->second;
+    }
+    if (delay.count() > 0 && count > 0) std::this_thread::sleep_for(delay); // data writes only
     std::lock_guard lock(mutex_);
     ++writes_[role];
     if (fail_roles_.contains(role)) {

@@ -67,10 +67,10 @@ private:
     PageCacheModel cache_;
     DirtyRatelimit ratelimit_;
     double now_ = 0;
-    double paused_when_ = 0;     // the kernel's dirty_paused_when (think-time credit)
-    double ratelimit_stamp_ = 0; // start of the current ratelimit interval
-    bool flusher_running_ = false;  // background write-back triggered and not finished
-    double flusher_ready_ = 0;      // when the triggered flusher really starts writing
+    double paused_when_ = 0;       // the kernel's dirty_paused_when (think-time credit)
+    double ratelimit_stamp_ = 0;   // start of the current ratelimit interval
+    bool flusher_running_ = false; // background write-back triggered and not finished
+    double flusher_ready_ = 0;     // when the triggered flusher really starts writing
     double dirtied_in_interval_ = 0;
     std::vector<DirtyPoint>* trajectory_ = nullptr;
 };

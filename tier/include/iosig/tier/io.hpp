@@ -4,6 +4,7 @@
 // Every function returns >= 0 on success and -errno on failure, like the system calls underneath.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -66,6 +67,8 @@ public:
     // every later write or sync of those roles: the device is gone from that instant.
     void fail_nth_write(std::uint64_t n, std::set<FileRole> roles);
     void clear_failures();
+    // Every write to files of `role` waits this long first (a slow device, to widen race windows).
+    void slow_down(FileRole role, std::chrono::microseconds delay);
     std::uint64_t writes(FileRole role) const;
 
     // Simulates a power loss: every write not covered by a later fdatasync of its file is lost or
@@ -91,6 +94,7 @@ private:
 
     mutable std::mutex mutex_;
     std::map<FileRole, std::uint64_t> writes_;
+    std::map<FileRole, std::chrono::microseconds> delay_;
     std::uint64_t counted_ = 0;
     std::uint64_t fail_at_ = 0; // 0 = never
     std::set<FileRole> fail_roles_;

@@ -1,0 +1,235 @@
+// The line table: allocation and eviction, fills, leases (pin + data lock), dirty marking with the
+// journal's group commit (engine_impl.hpp).
+#include "engine_impl.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace iosig::tier::detail {
+
+// With mutex_ held: a slot for a new line (the caller pins and locks it). Evicts a clean, unpinned
+// line when there is no free slot.
+int Engine::take_slot(std::unique_lock<std::mutex>& lock, Slot& slot) {
+    auto evictable = [&](Slot s) {
+        const LineMeta& m = meta_[s];
+        return m.valid && !m.in_free_list && m.pins == 0 && !m.dirty && !m.flushing;
+    };
+    for (;;) {
+        if (stopping_ && abandoned_) return -EIO;
+        if (!free_.empty()) {
+            slot = free_.back();
+            free_.pop_back();
+            meta_[slot].in_free_list = false;
+            return 0;
+        }
+        bool found = false;
+        for (int attempt = 0; attempt < 8 && !found; ++attempt) {
+            const Slot s = policy_->choose_victim(Access{});
+            if (evictable(s)) {
+                slot = s;
+                found = true;
+            } else {
+                policy_->on_busy(s, Access{meta_[s].key, 1, never_again});
+                if (meta_[s].dirty) flusher_wake_.notify_one();
+            }
+        }
+        // The policy keeps offering lines in use or not yet written back: take any clean one.
+        for (std::size_t i = 0; i < lines_ && !found; ++i) {
+            const Slot s = static_cast<Slot>((scan_cursor_ + i) % lines_);
+            if (evictable(s)) {
+                slot = s;
+                found = true;
+                scan_cursor_ = (s + 1) % lines_;
+            }
+        }
+        if (found) {
+            policy_->on_evict(slot);
+            index_.erase(meta_[slot].key);
+            meta_[slot].valid = false;
+            ++evictions_;
+            return 0;
+        }
+        // Every line is dirty or in use: let the flusher clean some, or wait for a reader to
+        // finish.
+        if (const int e = flush_error_.load(); e < 0) return e;
+        flusher_wake_.notify_one();
+        ++slot_waiters_;
+        changed_.wait_for(lock, std::chrono::milliseconds(100));
+        --slot_waiters_;
+    }
+}
+
+int Engine::sync_cache() {
+    std::lock_guard lock(cache_sync_mutex_);
+    const std::uint64_t target = cache_epoch_.load();
+    if (cache_synced_epoch_.load() >= target) return 0;
+    if (const int e = cache_->fdatasync(); e < 0) return e;
+    cache_synced_epoch_ = target;
+    return 0;
+}
+
+// Reads the line into the freshly assigned slot (exclusively locked): from the prefetch buffer if
+// it is there, else from the home file; bytes beyond the home file are zeros.
+int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot) {
+    StagingBuffer buffer(*staging_);
+    const auto start = static_cast<std::int64_t>(line * line_size_);
+    std::int64_t home_size;
+    {
+        std::lock_guard lock(mutex_);
+        home_size = file.home_size;
+    }
+    std::size_t got = 0;
+    if (take_prefetched(key_of(file.id, line), buffer.data(), file.id)) {
+        got = line_size_;
+        ++prefetch_hits_;
+    } else if (start < home_size) {
+        const ssize_t n = file.io->pread(buffer.data(), line_size_, start);
+        if (n < 0) return static_cast<int>(n);
+        got = static_cast<std::size_t>(n);
+        ++fills_;
+    }
+    std::memset(buffer.data() + got, 0, line_size_ - got);
+    const ssize_t w =
+        cache_->pwrite(buffer.data(), line_size_, static_cast<off_t>(slot * line_size_));
+    if (w < 0) return static_cast<int>(w);
+    std::lock_guard lock(mutex_);
+    meta_[slot].content_epoch = ++cache_epoch_;
+    return 0;
+}
+
+int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fill, Lease& lease) {
+    const Key key = key_of(file.id, line);
+    const Access access{key, 1, never_again};
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        if (const std::uint32_t* found = index_.find(key)) {
+            const Slot slot = *found;
+            LineMeta& m = meta_[slot];
+            ++m.pins;
+            policy_->on_hit(slot, access);
+            lock.unlock();
+            if (mode == Mode::read)
+                data_locks_[slot].lock_shared();
+            else
+                data_locks_[slot].lock();
+            lock.lock();
+            if (m.valid && m.key == key) {
+                lease = Lease{slot, mode, true};
+                return 0;
+            }
+            // Its fill failed, or a truncate dropped it, while we waited: start over.
+            if (mode == Mode::read)
+                data_locks_[slot].unlock_shared();
+            else
+                data_locks_[slot].unlock();
+            unpin_locked(slot);
+            continue;
+        }
+        policy_->on_miss(access);
+        Slot slot;
+        if (const int e = take_slot(lock, slot); e < 0) return e;
+        if (index_.contains(key)) { // another thread brought the line in while we waited
+            meta_[slot].in_free_list = true;
+            free_.push_back(slot);
+            continue;
+        }
+        LineMeta& m = meta_[slot];
+        const std::int64_t clean_record = m.clean_record;
+        m = LineMeta{};
+        m.in_free_list = false;
+        m.key = key;
+        m.file = file.id;
+        m.line = line;
+        m.pins = 1;
+        index_.put(key, slot);
+        policy_->on_insert(slot, access);
+        // Unpinned until now, so nobody holds or waits for its data lock: try_lock succeeds (and
+        // keeps the order data lock -> mutex_ everywhere else free of a real inversion).
+        if (!data_locks_[slot].try_lock()) {
+            lock.unlock();
+            data_locks_[slot].lock();
+        } else {
+            lock.unlock();
+        }
+
+        ++demand_in_flight_;
+        // The slot's previous owner must be recorded clean on disk before other data lands in it.
+        int e =
+            clean_record > 0 ? journal_->sync_to(clean_record, [this] { return sync_cache(); }) : 0;
+        if (e == 0 && need_fill) e = fill(file, line, slot);
+        --demand_in_flight_;
+        prefetch_wake_.notify_one();
+
+        lock.lock();
+        if (e < 0) {
+            index_.erase(key);
+            policy_->on_erase(slot);
+            m.valid = false;
+            m.key = 0;
+            data_locks_[slot].unlock();
+            unpin_locked(slot);
+            changed_.notify_all();
+            return e;
+        }
+        m.valid = true;
+        lock.unlock();
+        if (mode == Mode::read) { // let other readers in
+            data_locks_[slot].unlock();
+            data_locks_[slot].lock_shared();
+        }
+        lease = Lease{slot, mode, false};
+        return 0;
+    }
+}
+
+void Engine::release(const Lease& lease) {
+    if (lease.mode == Mode::read)
+        data_locks_[lease.slot].unlock_shared();
+    else
+        data_locks_[lease.slot].unlock();
+    std::lock_guard lock(mutex_);
+    unpin_locked(lease.slot);
+}
+
+// A slot that lost its line (failed fill, truncate) returns to the free list with its last pin.
+void Engine::unpin_locked(Slot slot) {
+    LineMeta& m = meta_[slot];
+    if (--m.pins != 0) return;
+    if (!m.valid && m.key == 0 && !m.in_free_list) {
+        m.in_free_list = true;
+        free_.push_back(slot);
+    }
+    if (slot_waiters_ > 0) changed_.notify_all();
+}
+
+// With the line's data lock held exclusively, after its data was written into the cache file.
+int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
+    std::int64_t record = 0;
+    {
+        std::lock_guard lock(mutex_);
+        LineMeta& m = meta_[slot];
+        ++m.generation;
+        const bool grew = new_size > file.size;
+        if (grew) file.size = new_size;
+        if (!m.dirty) {
+            m.dirty = true;
+            ++dirty_count_;
+            m.dirty_token = ++dirty_tokens_;
+            m.dirty_since = now();
+            dirty_fifo_.emplace_back(slot, m.dirty_token);
+            record = journal_->append_dirty(slot, file.id, m.line, file.size);
+        } else if (grew) {
+            record = journal_->append_size(file.id, file.size);
+        }
+    }
+    if (record < 0) return static_cast<int>(record);
+    if (record == 0) return 0;
+    // Group commit. A DIRTY record must not be durable before the line's first data in this slot:
+    // syncing the cache file first guarantees that recovery never writes another line's bytes home.
+    ++journal_syncs_;
+    return journal_->sync_to(record, [this] { return sync_cache(); });
+}
+
+} // namespace iosig::tier::detail
