@@ -30,7 +30,15 @@ function(iosig_add_gtest name)
     endif()
     gtest_discover_tests(${name}
         DISCOVERY_TIMEOUT 60
-        PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${labels}" ${ARG_PROPERTIES})
+        PROPERTIES TIMEOUT ${ARG_TIMEOUT} ${ARG_PROPERTIES})
+    # Labels are set by a script ctest includes after the discovered tests: a list value ("preload;root")
+    # passed through gtest_discover_tests' PROPERTIES loses all but its first element.
+    set(labels_script ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
+    file(WRITE ${labels_script}
+        "if(DEFINED ${name}_TESTS)\n"
+        "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${labels}\")\n"
+        "endif()\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_script})
 endfunction()
 
 # Announce that library TARGET (which must be named iosig_cli_<name>) contributes `iosig` subcommands.

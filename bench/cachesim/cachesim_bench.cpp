@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <random>
 
 using namespace iosig::cachesim;
@@ -35,13 +36,29 @@ std::vector<WriteRequest> random_4k(std::size_t n, std::uint64_t span) {
     return w;
 }
 
-double writes_per_second(const ModelParameters& p, Method m, const std::vector<WriteRequest>& w) {
+double thread_cpu_seconds() {
+    timespec t{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// Writes per second of this thread's CPU time (what the estimator costs, whatever else shares the
+// cores) and of wall-clock time (what a caller waits, which on a shared machine includes the time
+// other processes hold the CPU).
+struct Rates {
+    double cpu, wall;
+};
+
+Rates writes_per_second(const ModelParameters& p, Method m, const std::vector<WriteRequest>& w) {
+    const double cpu_start = thread_cpu_seconds();
     const auto start = std::chrono::steady_clock::now();
     const Prediction r = predict(p, m, w);
-    const double seconds =
+    const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpu = thread_cpu_seconds() - cpu_start;
     REQUIRE(r.writes.size() == w.size());
-    return static_cast<double>(w.size()) / seconds;
+    const double n = static_cast<double>(w.size());
+    return {n / cpu, n / wall};
 }
 
 } // namespace
@@ -64,9 +81,10 @@ TEST_CASE("the estimator simulates at least a million writes per second") {
         {"direct sequential 4 KiB", Method::direct, sequential_workload(n * 4096, 4096, 0)},
     };
     for (const Case& c : cases) {
-        const double rate = writes_per_second(p, c.method, c.workload);
-        std::printf("%-55s %6.2f M writes/s\n", c.name, rate / 1e6);
-        CHECK(rate >= 1e6);
+        const Rates rate = writes_per_second(p, c.method, c.workload);
+        std::printf("%-55s %6.2f M writes/s of CPU time, %6.2f M writes/s wall-clock\n", c.name,
+                    rate.cpu / 1e6, rate.wall / 1e6);
+        CHECK(rate.cpu >= 1e6);
     }
 }
 

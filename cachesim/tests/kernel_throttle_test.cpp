@@ -4,6 +4,7 @@
 #include "iosig/cachesim/dirty_limits.hpp"
 #include "real_run.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -28,25 +29,32 @@ TEST(KernelThrottling, LoweredLimitsShowBalanceDirtyPagesPauses) {
     auto collector = DirtyCollector::open(options);
     ASSERT_EQ(collector->source(), StateSource::ebpf) << collector->fallback_reason();
     collector->start();
-    validate::RunTimings run;
+    std::vector<pid_t> writers;
     {
         std::string error;
         auto limits = DirtyLimitOverride::apply(8 * MiB, 4 * MiB, &error, 120);
         ASSERT_TRUE(limits) << error;
         collector->clear_history();
         // 256 MiB in 1 MiB writes against an 8 MiB limit: the writer outruns write-back over and
-        // over.
-        run = validate::run_workload(
-            work / ("iosig-cachesim-throttle-" + std::to_string(::getpid()) + ".dat"),
-            Method::buffered, sequential_workload(256 * MiB, MiB, 0));
-        ASSERT_TRUE(run.ok()) << run.error;
+        // over. The kernel re-estimates the device's ratelimit (bdi_dirty_ratelimit) only from a
+        // throttled writer that finds 200 ms passed since write-back last updated the bandwidth,
+        // which one run of ~1 s does not always meet: write again, up to 5 runs, until it has.
+        for (int round = 0; round < 5; ++round) {
+            const auto run = validate::run_workload(
+                work / ("iosig-cachesim-throttle-" + std::to_string(::getpid()) + ".dat"),
+                Method::buffered, sequential_workload(256 * MiB, MiB, 0));
+            ASSERT_TRUE(run.ok()) << run.error;
+            writers.push_back(run.pid);
+            if (!collector->device_history(*device).empty()) break;
+        }
     }
     EXPECT_EQ(*read_vm_dirty_settings(), before) << "vm.dirty_* not restored";
     collector->stop();
 
     std::size_t paused = 0;
     for (const ThrottleSample& t : collector->throttle_history()) {
-        if (t.tgid != run.pid || t.pause <= 0) continue;
+        if (std::find(writers.begin(), writers.end(), t.tgid) == writers.end() || t.pause <= 0)
+            continue;
         ++paused;
         EXPECT_EQ(t.device, *device);
         // The kernel pauses only above freerun = 2 * setpoint - limit, at a positive task ratelimit

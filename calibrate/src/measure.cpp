@@ -189,8 +189,8 @@ void MountIo::drop_cache() {
 }
 
 Throughput MountIo::sequential_write(std::uint64_t block, std::uint64_t file_cap,
-                                     const PhaseLimits& limits) {
-    block = std::min<std::uint64_t>(block, buffer_.size());
+                                     const PhaseLimits& limits, unsigned queue_depth) {
+    block = std::min<std::uint64_t>(block, buffer_.size() / std::max(queue_depth, 1u));
     file_cap = std::max(file_cap / block * block, block);
     // Allocate first (untimed), as fio does by default: what is measured is writing to the device,
     // not the file system finding free space (which on a fresh tmpfs under memory pressure costs
@@ -199,10 +199,34 @@ Throughput MountIo::sequential_write(std::uint64_t block, std::uint64_t file_cap
     if (!cow_ && fallocate(direct_file_.fd(), 0, 0, static_cast<off_t>(file_cap)) != 0 &&
         errno != EOPNOTSUPP)
         io_error("cannot allocate", path());
-    const int fd = write_fd_for(block);
     Throughput r;
     r.block = block;
     std::uint64_t offset = 0;
+    if (queue_depth > 1) {
+        // Only what was written counts as file: reads of allocated but unwritten extents never
+        // reach the device.
+        const Stream s = uring_stream(
+            true, block, queue_depth,
+            [&] {
+                if (offset + block > file_cap) offset = 0;
+                const std::uint64_t at = offset;
+                offset += block;
+                file_size_ = std::max(file_size_, offset);
+                return at;
+            },
+            limits);
+        if (!s.engine.empty()) {
+            r.queue_depth = queue_depth;
+            r.engine = s.engine;
+            r.ios = s.ios;
+            r.bytes = s.ios * block;
+            r.seconds = s.seconds;
+            r.bytes_per_second = s.ios_per_second * static_cast<double>(block);
+            return r;
+        }
+        offset = 0;
+    }
+    const int fd = write_fd_for(block);
     std::vector<double> completions;
     const double start = now_seconds();
     run_box(limits, [&](std::uint64_t) {
@@ -219,14 +243,37 @@ Throughput MountIo::sequential_write(std::uint64_t block, std::uint64_t file_cap
     return r;
 }
 
-Throughput MountIo::sequential_read(std::uint64_t block, const PhaseLimits& limits) {
-    block = std::min<std::uint64_t>({block, buffer_.size(), file_size_});
+Throughput MountIo::sequential_read(std::uint64_t block, const PhaseLimits& limits,
+                                    unsigned queue_depth) {
+    block =
+        std::min<std::uint64_t>({block, buffer_.size() / std::max(queue_depth, 1u), file_size_});
     if (block == 0) throw std::logic_error("sequential_read before sequential_write");
     drop_cache();
-    const int fd = method_.direct ? direct_file_.fd() : sync_fd_;
     Throughput r;
     r.block = block;
     std::uint64_t offset = 0;
+    if (queue_depth > 1 && method_.direct && file_size_ >= queue_depth * block) {
+        const Stream s = uring_stream(
+            false, block, queue_depth,
+            [&] {
+                if (offset + block > file_size_) offset = 0;
+                const std::uint64_t at = offset;
+                offset += block;
+                return at;
+            },
+            limits);
+        if (!s.engine.empty()) {
+            r.queue_depth = queue_depth;
+            r.engine = s.engine;
+            r.ios = s.ios;
+            r.bytes = s.ios * block;
+            r.seconds = s.seconds;
+            r.bytes_per_second = s.ios_per_second * static_cast<double>(block);
+            return r;
+        }
+        offset = 0;
+    }
+    const int fd = method_.direct ? direct_file_.fd() : sync_fd_;
     std::vector<double> completions;
     const double start = now_seconds();
     run_box(limits, [&](std::uint64_t) {

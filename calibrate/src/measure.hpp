@@ -22,6 +22,8 @@ struct Throughput {
     std::uint64_t ios = 0;
     double seconds = 0;
     std::uint64_t block = 0;
+    unsigned queue_depth = 1;
+    std::string engine = "psync"; // or "io_uring" (queue depth > 1)
 };
 
 struct Latencies {
@@ -78,9 +80,12 @@ public:
     std::uint64_t file_size() const { return file_size_; }
     const std::string& path() const { return direct_file_.path(); }
 
+    // Queue depth > 1 goes through io_uring (a few large IOs in flight keep a device streaming, as
+    // the kernel's own readahead and writeback do); 1 is plain pwrite/pread.
     Throughput sequential_write(std::uint64_t block, std::uint64_t file_cap,
-                                const PhaseLimits& limits);
-    Throughput sequential_read(std::uint64_t block, const PhaseLimits& limits);
+                                const PhaseLimits& limits, unsigned queue_depth = 1);
+    Throughput sequential_read(std::uint64_t block, const PhaseLimits& limits,
+                               unsigned queue_depth = 1);
     // QD1 latencies of `block`-sized IOs at random aligned offsets (or consecutive ones).
     Latencies latency(bool write, bool random, std::uint64_t block, const PhaseLimits& limits);
     Iops random_iops(bool write, std::uint64_t block, unsigned queue_depth,
@@ -90,6 +95,17 @@ public:
     SweepPoint sweep_point(std::uint64_t chunk, const PhaseLimits& limits);
 
 private:
+    struct Stream {
+        std::uint64_t ios = 0;
+        double seconds = 0;
+        double ios_per_second = 0; // after the ramp, before the drain
+        std::string engine;
+    };
+    // `queue_depth` IOs of `block` bytes in flight through io_uring at the offsets `next_offset`
+    // gives; empty `engine` when io_uring is unavailable (nothing was done).
+    Stream uring_stream(bool write, std::uint64_t block, unsigned queue_depth,
+                        const std::function<std::uint64_t()>& next_offset,
+                        const PhaseLimits& limits);
     int write_fd_for(std::uint64_t size) const;
     void drop_cache();
 
@@ -100,7 +116,8 @@ private:
     Random random_;
     std::uint64_t file_size_ = 0;
     std::uint64_t sweep_offset_ = 0;
-    bool cow_ = false; // copy-on-write file system
+    bool cow_ = false;               // copy-on-write file system
+    std::string unavailable_reason_; // why io_uring could not be set up
 };
 
 // Sweep chunk sizes 512 B .. `largest` (64 MiB). Full: powers of two and 1.5x powers of two, plus

@@ -1,6 +1,8 @@
-// Random IOPS at queue depth > 1 through io_uring (liburing): `queue_depth` IOs in flight, each
-// completion immediately replaced by a new IO at a random aligned offset, until the time box ends.
+// IO at queue depth > 1 through io_uring (liburing): `queue_depth` IOs in flight, each completion
+// immediately replaced by a new IO, until the time box ends. Random 4 KiB IOPS and sequential
+// large-block bandwidth both run through it.
 #include "measure.hpp"
+#include "stats.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -8,32 +10,22 @@
 #include <liburing.h>
 #include <stdexcept>
 #include <unistd.h>
+#include <vector>
 
 namespace iosig::calibrate {
 
-Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
-                          const PhaseLimits& limits) {
-    Iops r;
-    r.block = block;
-    r.queue_depth = queue_depth;
-    const std::uint64_t slots = file_size_ / block;
-    if (slots == 0) throw std::logic_error("random_iops before sequential_write");
+MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned queue_depth,
+                                      const std::function<std::uint64_t()>& next_offset,
+                                      const PhaseLimits& limits) {
+    Stream r;
     if (static_cast<std::uint64_t>(queue_depth) * block > buffer_.size())
         throw std::invalid_argument("queue too deep");
-    if (!write) drop_cache();
-    const int fd = method_.direct ? direct_file_.fd() : sync_fd_;
+    const int fd = write ? write_fd_for(block) : (method_.direct ? direct_file_.fd() : sync_fd_);
 
     io_uring ring{};
     if (const int rc = io_uring_queue_init(queue_depth, &ring, 0); rc < 0) {
-        // io_uring disabled (kernel.io_uring_disabled, seccomp): the best this process can do is
-        // QD1.
-        r.engine = fmt::format("psync (io_uring unavailable: {})", std::strerror(-rc));
-        r.queue_depth = 1;
-        const Latencies l = latency(write, true, block, limits);
-        r.ios = l.samples.size();
-        for (double s : l.samples)
-            r.seconds += s;
-        r.iops = r.seconds > 0 ? static_cast<double>(r.ios) / r.seconds : 0;
+        r.engine.clear();
+        unavailable_reason_ = std::strerror(-rc);
         return r;
     }
     r.engine = "io_uring";
@@ -46,7 +38,7 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
         io_uring_sqe* sqe = io_uring_get_sqe(&ring);
         if (sqe == nullptr) throw std::runtime_error("io_uring submission queue full");
         void* data = buffer_.data() + static_cast<std::size_t>(slot) * block;
-        const auto offset = static_cast<off_t>(random_.below(slots) * block);
+        const auto offset = static_cast<off_t>(next_offset());
         if (write)
             io_uring_prep_write(sqe, fd, data, static_cast<unsigned>(block), offset);
         else
@@ -66,6 +58,7 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
     // falling depth).
     double ramp_time = start, stop_time = 0;
     std::uint64_t ramp_ios = 0, stop_ios = 0;
+    std::vector<double> steady_times, steady_counts; // completions between ramp and stop
     while (in_flight > 0) {
         io_uring_cqe* cqe = nullptr;
         const int rc = io_uring_wait_cqe(&ring, &cqe);
@@ -98,6 +91,10 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
             stop_time = t;
             stop_ios = r.ios;
         }
+        if (!stopping && r.ios > queue_depth) {
+            steady_times.push_back(t - start);
+            steady_counts.push_back(static_cast<double>(r.ios));
+        }
         if (!stopping) {
             submit_one(slot);
             io_uring_submit(&ring);
@@ -109,11 +106,47 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
         }
     }
     r.seconds = now_seconds() - start;
-    if (stop_ios > ramp_ios + queue_depth && stop_time > ramp_time)
-        r.iops = static_cast<double>(stop_ios - ramp_ios) / (stop_time - ramp_time);
+    // The slope of completions over time, not the count over the window: a rate limiter releases
+    // IOs in bursts (blk-throttle: one slice's worth every 100 ms), and a window ending just before
+    // a burst would miss up to a whole slice.
+    const auto slope = steady_times.size() >= 8 ? fit_line(steady_times, steady_counts)
+                                                : std::optional<LinearFit>{};
+    if (slope && slope->slope > 0)
+        r.ios_per_second = slope->slope;
+    else if (stop_ios > ramp_ios + queue_depth && stop_time > ramp_time)
+        r.ios_per_second = static_cast<double>(stop_ios - ramp_ios) / (stop_time - ramp_time);
     else
-        r.iops = r.seconds > 0 ? static_cast<double>(r.ios) / r.seconds : 0;
+        r.ios_per_second = r.seconds > 0 ? static_cast<double>(r.ios) / r.seconds : 0;
     throw_if_interrupted();
+    return r;
+}
+
+Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
+                          const PhaseLimits& limits) {
+    Iops r;
+    r.block = block;
+    r.queue_depth = queue_depth;
+    const std::uint64_t slots = file_size_ / block;
+    if (slots == 0) throw std::logic_error("random_iops before sequential_write");
+    if (!write) drop_cache();
+    const Stream s = uring_stream(
+        write, block, queue_depth, [&] { return random_.below(slots) * block; }, limits);
+    if (s.engine.empty()) {
+        // io_uring disabled (kernel.io_uring_disabled, seccomp): the best this process can do is
+        // QD1.
+        r.engine = fmt::format("psync (io_uring unavailable: {})", unavailable_reason_);
+        r.queue_depth = 1;
+        const Latencies l = latency(write, true, block, limits);
+        r.ios = l.samples.size();
+        for (double t : l.samples)
+            r.seconds += t;
+        r.iops = r.seconds > 0 ? static_cast<double>(r.ios) / r.seconds : 0;
+        return r;
+    }
+    r.engine = s.engine;
+    r.ios = s.ios;
+    r.seconds = s.seconds;
+    r.iops = s.ios_per_second;
     return r;
 }
 

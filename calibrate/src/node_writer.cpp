@@ -64,6 +64,8 @@ YAML::Node throughput_map(const Throughput& t) {
     YAML::Node n;
     n.SetStyle(YAML::EmitterStyle::Flow);
     n["block"] = t.block;
+    n["queue_depth"] = t.queue_depth;
+    n["engine"] = t.engine;
     n["bytes"] = t.bytes;
     n["seconds"] = number(t.seconds);
     n["bytes_per_s"] = integer(t.bytes_per_second);

@@ -13,10 +13,9 @@ json latency_json(const Latencies& l) {
 }
 
 json throughput_json(const Throughput& t) {
-    return {{"block", t.block},
-            {"bytes", t.bytes},
-            {"seconds", t.seconds},
-            {"bytes_per_s", t.bytes_per_second}};
+    return {{"block", t.block},     {"queue_depth", t.queue_depth},
+            {"engine", t.engine},   {"bytes", t.bytes},
+            {"seconds", t.seconds}, {"bytes_per_s", t.bytes_per_second}};
 }
 
 json iops_json(const Iops& i) {

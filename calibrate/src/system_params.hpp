@@ -50,6 +50,9 @@ struct SystemOptions {
     std::string page_cache_directory; // empty: the page-cache measurements are skipped
     double seconds = 6;               // time box for all regressions together
     bool quick = true;
+    // Sequential write bandwidth measured on that directory's device (0: unknown). On a slow
+    // device the write-back phase uses fewer, smaller writes, so that it keeps to its time box.
+    double device_write_bw = 0;
     std::function<void(const std::string& phase, double fraction)> report;
 };
 

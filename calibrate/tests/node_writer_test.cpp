@@ -174,6 +174,34 @@ TEST(NodeWriter, EveryValueCarriesItsProvenance) {
     EXPECT_EQ(tag("node.page_size"), to_string(Provenance::detected));
 }
 
+// The core accepts only power-of-two block sizes. A detected 22 KiB chunk (the IOSIG paper's NFS
+// case) stays in the mount's calibration map next to the detected block size; a detected power of
+// two above the page size becomes the block size, tagged !derived.
+TEST(NodeWriter, DetectedChunkSizesStayLoadable) {
+    Calibration c = sample_calibration();
+    c.by_group["254:0"].fit->parameters.chunk = 22 * 1024;
+    c.by_group["254:0"].fit->chunk_detected = true;
+    c.by_group["0:40"].fit->parameters.chunk = 16 * 1024;
+    c.by_group["0:40"].fit->chunk_detected = true;
+    const std::string yaml = emit_yaml(build_node_document(c));
+    const NodeLoadResult r = load_node_text(yaml, "calibrated.yaml");
+    for (const auto& d : r.diagnostics)
+        ADD_FAILURE() << d.format() << "\n" << yaml;
+    ASSERT_TRUE(r.ok());
+    const Mount* scratch = r.node->find_mount("/scratch");
+    ASSERT_NE(scratch, nullptr);
+    EXPECT_EQ(scratch->block_size, 4096u);
+    EXPECT_NE(scratch->calibration_yaml.find("chunk: 22528"), std::string::npos)
+        << scratch->calibration_yaml;
+    EXPECT_NE(scratch->calibration_yaml.find("chunk_detected: true"), std::string::npos)
+        << scratch->calibration_yaml;
+    EXPECT_EQ(r.node->provenance.at("mounts[/scratch].block_size"), Provenance::detected);
+    const Mount* raid = r.node->find_mount("/mnt/raid1");
+    ASSERT_NE(raid, nullptr);
+    EXPECT_EQ(raid->block_size, 16384u);
+    EXPECT_EQ(r.node->provenance.at("mounts[/mnt/raid1].block_size"), Provenance::derived);
+}
+
 class Overrides : public ::testing::Test {
 protected:
     void TearDown() override { fs::remove(file_); }
@@ -227,6 +255,23 @@ mounts:
     EXPECT_EQ(tag("devices.vda.reliability.mttf"), to_string(Provenance::user));
     EXPECT_EQ(tag("mounts[/scratch/shared].global"), to_string(Provenance::user));
     EXPECT_EQ(tag("mounts[/scratch/shared].labels"), "(none)"); // sequences are not tagged
+}
+
+TEST(OverridesExample, TheCommentedExampleMergesIntoCalibratorOutput) {
+    // configs/calibrate-overrides.example.yaml is a fragment for --overrides, not a node file.
+    NodeDocument doc = build_node_document(sample_calibration());
+    const auto warnings =
+        apply_overrides(doc, std::string(IOSIG_CONFIGS_DIR) + "/calibrate-overrides.example.yaml");
+    // Its device names and most paths are another machine's: reported, not fatal.
+    EXPECT_FALSE(warnings.empty());
+    const NodeLoadResult r = load_node_text(emit_yaml(doc), "calibrated.yaml");
+    for (const auto& d : r.diagnostics)
+        ADD_FAILURE() << d.format();
+    ASSERT_TRUE(r.ok());
+    const Mount* scratch = r.node->find_mount("/scratch");
+    ASSERT_NE(scratch, nullptr);
+    EXPECT_TRUE(scratch->global);
+    EXPECT_EQ(r.node->provenance.at("mounts[/scratch].global"), Provenance::user);
 }
 
 TEST_F(Overrides, BrokenFilesAreReportedWithTheirLocation) {

@@ -2,12 +2,14 @@
 // tokens, parse it with the selector's parser, report its errors at the exact characters (with
 // fix-its), keep sigdefs from their definition to the end of the translation unit, and queue each
 // sig for the AST consumer (consumer.cpp), which applies it to the next statement.
+#include "pch_sigdefs.hpp"
 #include "pragma_text.hpp"
 #include "state.hpp"
 
 #include <algorithm>
 #include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Frontend/CompilerInstance.h>
 #include <clang/Lex/Preprocessor.h>
 #include <exception>
 #include <memory>
@@ -97,6 +99,17 @@ void report_errors(PluginDiagnostics& diagnostics, const PragmaText& text,
     }
 }
 
+// Where `name` is defined: in this TU, or in a precompiled header (then it is defined here too).
+std::optional<clang::SourceLocation> find_sigdef(PluginState& state, const std::string& name) {
+    if (auto known = state.sigdef_names.find(name); known != state.sigdef_names.end())
+        return known->second;
+    std::optional<StoredSigdef> stored = find_stored_sigdef(state.instance.getPreprocessor(), name);
+    if (!stored) return std::nullopt;
+    state.sigdefs.define(name, stored->params);
+    state.sigdef_names[name] = stored->name;
+    return stored->name;
+}
+
 void handle_sigdef(PluginState& state, const PragmaText& text) {
     Parsed<Directive> parsed = parse_directive(text.text());
     report_errors(state.diagnostics, text, parsed.errors);
@@ -104,18 +117,31 @@ void handle_sigdef(PluginState& state, const PragmaText& text) {
     const Directive& directive = *parsed.value;
     const std::string& name = *directive.name;
     const clang::CharSourceRange name_range = text.range(directive.name_offset, name.size());
-    if (auto previous = state.sigdef_names.find(name); previous != state.sigdef_names.end()) {
+    if (std::optional<clang::SourceLocation> previous = find_sigdef(state, name)) {
         state.diagnostics.redefinition(name_range.getBegin()) << name << name_range;
-        state.diagnostics.previous_definition(previous->second);
+        state.diagnostics.previous_definition(*previous);
         return;
     }
     state.sigdefs.define(name, directive.params);
     state.sigdef_names[name] = name_range.getBegin();
+    store_sigdef(state.instance.getPreprocessor(), name, directive.params, name_range.getBegin());
 }
 
 void handle_sig(PluginState& state, const PragmaText& text, clang::SourceLocation introducer) {
+    // A NAME this TU has not defined may come from its precompiled header.
+    Parsed<Directive> written = parse_directive(text.text());
+    std::optional<std::string> name;
+    if (written && written.value->name) name = written.value->name;
+    const bool defined = !name || find_sigdef(state, *name).has_value();
     Parsed<Signature> resolved = resolve_sig(text.text(), state.sigdefs);
     report_errors(state.diagnostics, text, resolved.errors);
+    if (!defined) {
+        const std::string pch = precompiled_header_of(state.instance.getPreprocessor());
+        if (!pch.empty())
+            state.diagnostics.not_rewritable(text.at(written.value->name_offset))
+                << "the sigdefs of precompiled header '" + pch +
+                       "' are seen only if it was built with the iosig plugin";
+    }
     SigPragma pragma;
     pragma.introducer = introducer;
     pragma.keyword = text.at(0);

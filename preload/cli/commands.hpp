@@ -1,14 +1,14 @@
 // The preload component's `iosig` subcommands; register_preload() (register.cpp) adds them all.
 #pragma once
+#include "iosig/cli/context.hpp"
+
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "iosig/cli/context.hpp"
-
 namespace iosig::cli {
 
-void register_run_command(CLI::App& app, Context& context);       // run_command.cpp
-void register_finalize_command(CLI::App& app, Context& context);  // finalize_command.cpp
+void register_run_command(CLI::App& app, Context& context);      // run_command.cpp
+void register_finalize_command(CLI::App& app, Context& context); // finalize_command.cpp
 void register_report_command(CLI::App& app, Context& context);   // report_command.cpp
 
 // libiosig.so next to this `iosig` (installed or build tree), or $IOSIG_PRELOAD_LIB.

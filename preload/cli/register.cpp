@@ -1,8 +1,8 @@
+#include "commands.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <unistd.h>
-
-#include "commands.hpp"
 
 namespace iosig::cli {
 
@@ -12,7 +12,8 @@ std::string preload_library_path() {
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (ec) return "libiosig.so";
     const auto bindir = exe.parent_path();
-    for (const auto& relative : {std::filesystem::path(IOSIG_PRELOAD_FROM_BINDIR), std::filesystem::path("../lib/libiosig.so")}) {
+    for (const auto& relative : {std::filesystem::path(IOSIG_PRELOAD_FROM_BINDIR),
+                                 std::filesystem::path("../lib/libiosig.so")}) {
         const auto candidate = (bindir / relative).lexically_normal();
         if (std::filesystem::exists(candidate, ec)) return candidate.string();
     }

@@ -13,6 +13,10 @@
 #   lab_linked          plugin build linked to libiosig.so on the lab: stdout and contents identical
 #                       to the plain build; each annotated new file is where `iosig explain` puts its
 #                       signature (expected/PROGRAM.placement), unannotated ones stay
+#   lab_run_keep        plugin build under `iosig run --keep`: as lab_linked (files stay redirected)
+#   lab_run             plugin build under `iosig run` (finalized at the end): stdout identical to
+#                       the plain build; every file back at its path as a regular file with the plain
+#                       build's contents and mode, except `temp` ones, which finalize deletes
 #   lab_unannotated     (c only) the plain build under LD_PRELOAD=libiosig.so: nothing redirected
 # Environment (set by ctest): E2E_BIN_DIR, E2E_SOURCE_DIR, E2E_RECORDING_LIB, E2E_PRELOAD_LIB, E2E_IOSIG_BIN,
 # IOSIG_LAB_DIR, IOSIG_LAB. Exit 77 = skipped (lab modes without root).
@@ -93,7 +97,7 @@ recording_preload | recording_linked)
     expected_record >"$work/expected.record"
     same_file "$work/expected.record" "$work/record"
     ;;
-lab_preload | lab_linked | lab_unannotated)
+lab_preload | lab_linked | lab_run_keep | lab_run | lab_unannotated)
     [[ $(id -u) -eq 0 ]] || { echo "skipped: the device lab needs root"; exit 77; }
     : "${E2E_PRELOAD_LIB:?the real runtime (libiosig.so) is not built}"
     lab_dir=${IOSIG_LAB_DIR:-/var/tmp/iosig-lab}
@@ -110,8 +114,26 @@ lab_preload | lab_linked | lab_unannotated)
     lab_preload) run plugin "$place/runtime" LD_PRELOAD="$E2E_PRELOAD_LIB" "${runtime_env[@]}" ;;
     lab_linked) run linked "$place/runtime" "${runtime_env[@]}" ;;
     lab_unannotated) run plain "$place/runtime" LD_PRELOAD="$E2E_PRELOAD_LIB" "${runtime_env[@]}" ;;
+    lab_run_keep | lab_run)
+        keep=()
+        [[ $mode == lab_run_keep ]] && keep=(--keep)
+        mkdir -p "$place/runtime/out"
+        (cd "$place/runtime" && "${E2E_IOSIG_BIN:?}" run "${keep[@]}" --quiet --config "$lab_dir/lab.yaml" \
+            --state "$work/state" --job "$job" -- "$bin/e2e_${program}_plugin" out >stdout 2>stderr) ||
+            fail "iosig run ${keep[*]} e2e_${program}_plugin exited with $? ($(cat "$place/runtime/stderr"))"
+        ;;
     esac
     same_file "$place/plain/stdout" "$place/runtime/stdout"
+    if [[ $mode == lab_run ]]; then
+        no_symlinks "$place/runtime/out"
+        # What finalize must leave: the plain build's files minus the annotated `temp` ones.
+        while IFS='|' read -r name signature; do
+            [[ -z $name || $name == \#* ]] && continue
+            [[ " $signature " == *" temp "* ]] && rm "$place/plain/out/$name"
+        done <"$E2E_SOURCE_DIR/expected/$program.placement"
+        same_tree "$place/plain/out" "$place/runtime/out"
+        exit 0
+    fi
     same_tree "$place/plain/out" "$place/runtime/out"
     if [[ $mode == lab_unannotated ]]; then
         no_symlinks "$place/runtime/out"

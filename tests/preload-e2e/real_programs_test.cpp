@@ -90,7 +90,7 @@ protected:
                 if (file["path"] == path) {
                     found = true;
                     EXPECT_TRUE(file["redirected"].get<bool>()) << path;
-                    EXPECT_EQ(file["signature"], persist_sig) << path;
+                    EXPECT_EQ(file["signature"], canonical(persist_sig)) << path;
                 }
             EXPECT_TRUE(found) << path << " missing from the report:\n" << report.out;
         }

@@ -143,6 +143,12 @@ std::string expected_mount(const fs::path& config, const std::string& signature)
     return selection.chosen() ? selection.chosen()->path : std::string();
 }
 
+std::string canonical(const std::string& signature) {
+    const auto sig = parse_signature(signature);
+    if (!sig) throw std::runtime_error("bad signature " + signature);
+    return to_canonical(*sig.value);
+}
+
 std::map<std::string, std::string> foreign_program_env() {
 #ifdef IOSIG_E2E_SANITIZED
     return {{"ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0"}};

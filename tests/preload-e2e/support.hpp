@@ -42,6 +42,8 @@ fs::path lab_config();
 
 // The mount the core selects for `signature` on the node in `config`.
 std::string expected_mount(const fs::path& config, const std::string& signature);
+// The core's canonical text of a signature: what reports and journals record.
+std::string canonical(const std::string& signature);
 
 // Environment for programs that are not built with sanitizers when the shim is (leak checking in
 // python3, sqlite3, ... reports their own leaks, not ours).

@@ -216,13 +216,15 @@ TEST(Engine, TruncateDuringWriteBackNeverBringsDataBack) {
     auto config = small_config(dir, 32);
     config.writeback_delay = 0.0005; // the flusher is busy with the file's lines throughout
     config.faults = std::make_shared<IoFaults>();
-    config.faults->slow_down(FileRole::home, std::chrono::microseconds(300)); // writes stay in flight
+    config.faults->slow_down(FileRole::home,
+                             std::chrono::microseconds(300)); // writes stay in flight
     const auto data = pattern(16 * 4096, 15);
     for (int round = 0; round < 10; ++round) {
         {
             auto tier = TierCache::open(config);
             const int h = tier->open_file(dir / "race.dat", O_RDWR | O_CREAT);
-            ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+            ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0),
+                      static_cast<ssize_t>(data.size()));
             usleep(static_cast<useconds_t>(round % 5) * 300);
             ASSERT_EQ(tier->ftruncate(h, 0), 0);
             ASSERT_EQ(tier->ftruncate(h, 16 * 4096), 0);
@@ -230,7 +232,8 @@ TEST(Engine, TruncateDuringWriteBackNeverBringsDataBack) {
         } // the engine is gone: no write-back can still be on its way
         const auto home = read_file(dir / "race.dat");
         ASSERT_EQ(home.size(), 16u * 4096);
-        ASSERT_TRUE(std::all_of(home.begin(), home.end(), [](char c) { return c == 0; })) << "round " << round;
+        ASSERT_TRUE(std::all_of(home.begin(), home.end(), [](char c) { return c == 0; }))
+            << "round " << round;
     }
 }
 

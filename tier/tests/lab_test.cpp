@@ -43,6 +43,8 @@ TEST(Lab, RandomReadsThroughTheTierBeatTheThrottledDiskAndMatchTheModel) {
     const double direct = result["measured"]["direct_seconds"],
                  tier = result["measured"]["tier_seconds"];
     const double predicted = result["model"]["tier_seconds"];
+    std::printf("direct %.3f s, tier %.3f s (%.1fx), model %.3f s (%+.1f %%)\n", direct, tier,
+                direct / tier, predicted, 100 * (predicted - tier) / tier);
     EXPECT_GE(direct / tier, 5.0) << "direct " << direct << " s, tier " << tier << " s";
     EXPECT_LE(std::abs(predicted - tier) / tier, 0.20)
         << "model " << predicted << " s, measured " << tier << " s";

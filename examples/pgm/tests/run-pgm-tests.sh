@@ -6,10 +6,13 @@
 #                                      writes, for every operation and signature, with no runtime
 #   run-pgm-tests.sh lab               with LD_PRELOAD=libiosig.so on the device lab, each signature's
 #                                      output lands on the mount `iosig explain` chooses for it
+#   run-pgm-tests.sh demo              examples/pgm/run-lab-demo.sh (the README demo) on the lab, with
+#                                      and without libiosig.so: a line per run, the unannotated and
+#                                      runtime-less outputs on the hdd, nothing left behind
 # Environment (set by ctest): PGM_BIN_DIR, PGM_SOURCE_DIR, PGM_PRELOAD_LIB, PGM_IOSIG_BIN, IOSIG_LAB_DIR.
 set -euo pipefail
 
-mode=${1:?usage: run-pgm-tests.sh transformations|identical|lab}
+mode=${1:?usage: run-pgm-tests.sh transformations|identical|lab|demo}
 bin=${PGM_BIN_DIR:?}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/iosig-pgm-test.XXXXXX")
@@ -71,6 +74,36 @@ lab)
         output=$(field output "$line")
         [[ $output == "$expected"/* ]] || fail "$operation --sig $sig: output on $output, expected under $expected"
     done
+    ;;
+demo)
+    [[ $(id -u) -eq 0 ]] || { echo "skipped: the device lab needs root"; exit 77; }
+    lab_dir=${IOSIG_LAB_DIR:-/var/tmp/iosig-lab}
+    [[ -f $lab_dir/lab.yaml ]] || fail "no lab at $lab_dir"
+    build=$(cd "$bin/.." && pwd)
+    # The same build without the runtime: its programs, no lib/.
+    mkdir -p "$work/no-runtime/bin"
+    ln -s "$build"/bin/pgm-* "$work/no-runtime/bin/"
+    files_on_lab() { find "$lab_dir/mnt" -mindepth 1 -maxdepth 3 ! -path '*/lost+found*' | sort; }
+    files_on_lab >"$work/before"
+    for variant in runtime no-runtime; do
+        dir=$build
+        [[ $variant == no-runtime ]] && dir=$work/no-runtime
+        "$PGM_SOURCE_DIR/run-lab-demo.sh" "$dir" 4M 256K >"$work/$variant.out" 2>"$work/$variant.err" ||
+            fail "run-lab-demo.sh ($variant) exited with $? ($(cat "$work/$variant.err"))"
+        cat "$work/$variant.out"
+        [[ $(grep -cE '^(posterize|divide|shuffle) ' "$work/$variant.out") -eq 12 ]] ||
+            fail "run-lab-demo.sh ($variant) did not print 12 runs"
+        grep -E '^[a-z]+ +none ' "$work/$variant.out" | grep -qv ' hdd$' &&
+            fail "run-lab-demo.sh ($variant): an unannotated output left the hdd"
+        files_on_lab >"$work/after"
+        diff "$work/before" "$work/after" >&2 || fail "run-lab-demo.sh ($variant) left files on the lab"
+        "${IOSIG_LAB:?}" status >/dev/null || fail "run-lab-demo.sh ($variant) took down a lab it did not bring up"
+    done
+    grep -q 'runtime .*libiosig.so preloaded' "$work/runtime.out" || fail "the demo did not use the runtime"
+    grep -q 'WITHOUT the iosig runtime' "$work/no-runtime.out" || fail "the demo did not say it ran without the runtime"
+    grep -E '^(posterize|divide|shuffle) ' "$work/no-runtime.out" | grep -qv ' hdd$' &&
+        fail "an output left the hdd without the runtime"
+    echo "ok: demo with and without the runtime"
     ;;
 *)
     fail "unknown mode $mode"

@@ -115,9 +115,8 @@ private:
 
     void report_sig_errors(const YAML::Node& node, const std::vector<SigError>& errors) {
         for (const auto& e : errors) {
-            std::string message = "signature: " + e.message;
-            if (e.replacement) message += " (did you mean `" + *e.replacement + "`?)";
-            error(node, message, e.offset);
+            // The core's message already names the suggested replacement.
+            error(node, "signature: " + e.message, e.offset);
         }
     }
 

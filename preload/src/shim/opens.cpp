@@ -310,7 +310,13 @@ IOSIG_HIDDEN const char* iosig_prepare_path_call(const char* signature, const ch
     Process* p = iosig_reentry ? nullptr : state_for(path);
     if (p == nullptr || signature == nullptr) return path;
     Decision d;
-    decide_and_redirect(*p, d, AT_FDCWD, path, flags | O_CREAT, 0666, true, signature);
+    // `flags` are the open flags the stream will use: only a stream that creates the file can be
+    // redirected; without O_CREAT the stream's own open must see exactly what it would without iosig.
+    if (!creates(flags)) {
+        errno = saved_errno;
+        return path;
+    }
+    decide_and_redirect(*p, d, AT_FDCWD, path, flags, 0666, true, signature);
     if (d.redirect.redirected) {
         guarded([&] {
             IOSIG_REAL(close)(d.redirect.fd);

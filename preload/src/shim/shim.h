@@ -48,6 +48,13 @@ enum iosig_family {
 
 /* Start of a sampled call timing: non-zero for one call in 64 per thread, and for a file's first. */
 IOSIG_HIDDEN uint64_t iosig_clock_sample(struct iosig_file *file);
+/* Stdio calls are tens of nanoseconds: their sampling decision is a thread-local tick, inline (the
+ * first call of each thread and every 64th after it are timed). */
+IOSIG_HIDDEN extern __thread unsigned iosig_stdio_tick IOSIG_INITIAL_EXEC;
+IOSIG_HIDDEN uint64_t iosig_clock_now(void);
+static inline uint64_t iosig_stdio_clock_sample(void) {
+    return (iosig_stdio_tick++ & 63u) == 0 ? iosig_clock_now() : 0;
+}
 /* Unsampled start (rare, slow calls: fsync, flush). */
 IOSIG_HIDDEN uint64_t iosig_clock_now(void);
 /* A flush of a tracked stream: counted with its time, not its bytes. */
@@ -55,6 +62,8 @@ IOSIG_HIDDEN void iosig_count_time(struct iosig_file *file, uint64_t started);
 /* Never changes errno. */
 IOSIG_HIDDEN void iosig_count_write(struct iosig_file *file, enum iosig_family family,
                                     long long offset, long long result, uint64_t started);
+/* A stdio write of `bytes` at the stream's position (fast path for the owning thread). */
+IOSIG_HIDDEN void iosig_count_stdio(struct iosig_file *file, uint64_t bytes, uint64_t started);
 IOSIG_HIDDEN void iosig_count_fsync(struct iosig_file *file, int fd, uint64_t started);
 IOSIG_HIDDEN void iosig_note_seek(struct iosig_file *file, long long position);
 IOSIG_HIDDEN void iosig_note_stream_seek(struct iosig_file *file);

@@ -222,6 +222,8 @@ IOSIG_HIDDEN uint64_t iosig_clock_sample(iosig_file* file) {
     return 0;
 }
 
+IOSIG_HIDDEN __thread unsigned iosig_stdio_tick IOSIG_INITIAL_EXEC = 0;
+
 IOSIG_HIDDEN uint64_t iosig_clock_now(void) { return monotonic_ns() | 1U; }
 
 IOSIG_HIDDEN void iosig_count_write(iosig_file* file, iosig_family family, long long offset,
@@ -265,6 +267,27 @@ IOSIG_HIDDEN void iosig_count_write(iosig_file* file, iosig_family family, long 
         add(set.timed_calls, 1, mine);
         add(set.timed_ns, monotonic_ns() - started, mine);
     }
+}
+
+IOSIG_HIDDEN void iosig_count_stdio(iosig_file* file, uint64_t bytes, uint64_t started) {
+    // The common case of small buffered stdio calls from the thread that owns the file: plain stores,
+    // no offset arithmetic (a stream is sequential unless it was repositioned).
+    const int tid = cached_tid;
+    if (IOSIG_LIKELY(tid != 0 && file->owner_tid.load(std::memory_order_relaxed) == tid)) {
+        CounterSet& set = file->owner;
+        add(set.ops[IOSIG_FAMILY_STDIO], 1, true);
+        add(set.bytes[IOSIG_FAMILY_STDIO], bytes, true);
+        add(set.histogram[bucket_of(bytes)], 1, true);
+        const bool moved = file->stream_moved.load(std::memory_order_relaxed);
+        if (IOSIG_UNLIKELY(moved)) file->stream_moved.store(false, std::memory_order_relaxed);
+        add(moved ? set.nonsequential : set.sequential, 1, true);
+        if (started != 0) {
+            add(set.timed_calls, 1, true);
+            add(set.timed_ns, monotonic_ns() - started, true);
+        }
+        return;
+    }
+    iosig_count_write(file, IOSIG_FAMILY_STDIO, IOSIG_AT_STREAM, static_cast<long long>(bytes), started);
 }
 
 IOSIG_HIDDEN void iosig_count_time(iosig_file* file, uint64_t started) {

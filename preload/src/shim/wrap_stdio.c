@@ -11,12 +11,12 @@
 #include "shim.h"
 
 #define IOSIG_COUNT_STDIO(file, bytes, started)                                                     \
-    iosig_count_write(file, IOSIG_FAMILY_STDIO, IOSIG_AT_STREAM, (long long)(bytes), started)
+    iosig_count_stdio(file, (uint64_t)(bytes), started)
 
 IOSIG_EXPORT size_t fwrite(const void *data, size_t size, size_t count, FILE *stream) {
     struct iosig_file *file = iosig_tracked_stream(stream);
     if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(fwrite)(data, size, count, stream);
-    const uint64_t started = iosig_clock_sample(file);
+    const uint64_t started = iosig_stdio_clock_sample();
     const size_t result = IOSIG_REAL(fwrite)(data, size, count, stream);
     IOSIG_COUNT_STDIO(file, result * size, started);
     return result;
@@ -25,7 +25,7 @@ IOSIG_EXPORT size_t fwrite(const void *data, size_t size, size_t count, FILE *st
 IOSIG_EXPORT size_t fwrite_unlocked(const void *data, size_t size, size_t count, FILE *stream) {
     struct iosig_file *file = iosig_tracked_stream(stream);
     if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(fwrite_unlocked)(data, size, count, stream);
-    const uint64_t started = iosig_clock_sample(file);
+    const uint64_t started = iosig_stdio_clock_sample();
     const size_t result = IOSIG_REAL(fwrite_unlocked)(data, size, count, stream);
     IOSIG_COUNT_STDIO(file, result * size, started);
     return result;
@@ -35,7 +35,7 @@ IOSIG_EXPORT size_t fwrite_unlocked(const void *data, size_t size, size_t count,
     IOSIG_EXPORT int name params {                                                                  \
         struct iosig_file *file = iosig_tracked_stream(stream);                                     \
         if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(name) call;                                  \
-        const uint64_t started = iosig_clock_sample(file);                                              \
+        const uint64_t started = iosig_stdio_clock_sample();                                              \
         const int result = IOSIG_REAL(name) call;                                                   \
         if (result >= 0) IOSIG_COUNT_STDIO(file, strlen(text) + (extra), started);                  \
         return result;                                                                              \
@@ -48,7 +48,7 @@ IOSIG_STRING_OUT(puts, (const char *text), (text), stdout, text, 1)
     IOSIG_EXPORT int name params {                                                                  \
         struct iosig_file *file = iosig_tracked_stream(stream);                                     \
         if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(name) call;                                  \
-        const uint64_t started = iosig_clock_sample(file);                                              \
+        const uint64_t started = iosig_stdio_clock_sample();                                              \
         const int result = IOSIG_REAL(name) call;                                                   \
         if (result != EOF) IOSIG_COUNT_STDIO(file, 1, started);                                     \
         return result;                                                                              \
@@ -64,7 +64,7 @@ IOSIG_CHAR_OUT(putchar_unlocked, (int c), (c), stdout)
 /* v*printf: `file` may be 0; the count is of the bytes the call reports. */
 #define IOSIG_VPRINTF_BODY(file, real_call)                                                         \
     if (IOSIG_LIKELY(file == 0)) return real_call;                                                  \
-    const uint64_t started = iosig_clock_sample(file);                                                  \
+    const uint64_t started = iosig_stdio_clock_sample();                                                  \
     const int result = real_call;                                                                   \
     if (result >= 0) IOSIG_COUNT_STDIO(file, result, started);                                      \
     return result;

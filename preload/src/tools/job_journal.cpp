@@ -89,22 +89,25 @@ JobJournal read_job_journal(const std::filesystem::path& journal) {
     return interpret_journal(parse_journal(text.str()));
 }
 
-bool append_journal_record(const std::filesystem::path& journal, RecordType type, const std::string& run,
-                           const std::vector<std::string>& fields) {
+bool append_journal_record(const std::filesystem::path& journal, RecordType type,
+                           const std::string& run, const std::vector<std::string>& fields) {
     std::size_t capacity = 256 + run.size() * 3;
-    for (const auto& f : fields) capacity += f.size() * 3 + 1;
+    for (const auto& f : fields)
+        capacity += f.size() * 3 + 1;
     std::string buffer(capacity, '\0');
     RecordWriter writer(buffer.data(), buffer.size());
     const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
     writer.begin(type, now, getpid(), run);
-    for (const auto& f : fields) writer.field(f);
+    for (const auto& f : fields)
+        writer.field(f);
     if (!writer.finish()) {
         errno = ENAMETOOLONG;
         return false;
     }
-    const int fd = open(journal.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    const int fd =
+        open(journal.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return false;
     const auto text = writer.text();
     std::size_t done = 0;

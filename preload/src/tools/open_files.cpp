@@ -1,10 +1,10 @@
+#include "open_files.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
-
-#include "open_files.hpp"
 
 namespace iosig::preload {
 namespace {
@@ -38,7 +38,8 @@ std::map<std::string, long> files_in_use(const std::vector<std::string>& prefixe
             const auto slash = line.find('/');
             if (slash == std::string::npos) continue;
             std::string path = line.substr(slash);
-            if (const auto deleted = path.rfind(" (deleted)"); deleted != std::string::npos) path.resize(deleted);
+            if (const auto deleted = path.rfind(" (deleted)"); deleted != std::string::npos)
+                path.resize(deleted);
             if (wanted(path, prefixes)) used.emplace(path, pid);
         }
     }

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <map>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace iosig::preload {
 

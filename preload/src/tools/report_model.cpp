@@ -10,11 +10,21 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string text_of(const json& value) { return value.is_string() ? value.get<std::string>() : std::string(); }
+// A member of an object, or null: operator[] on a const json with a missing key is undefined.
+const json& member(const json& object, const char* key) {
+    static const json null;
+    if (!object.is_object()) return null;
+    const auto it = object.find(key);
+    return it == object.end() ? null : *it;
+}
+
+std::string text_of(const json& value) {
+    return value.is_string() ? value.get<std::string>() : std::string();
+}
 
 std::uint64_t number_of(const json& object, const char* key) {
     const auto it = object.find(key);
-    return it != object.end() && it->is_number() ? it->get<std::uint64_t>() : 0;
+    return it != object.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
 }
 
 bool flag_of(const json& object, const char* key) {
@@ -31,21 +41,22 @@ void merge_entry(FileSummary& summary, const json& entry, long pid) {
     const bool creator = flag_of(entry, "created") && !flag_of(entry, "inherited");
     if (creator && !summary.described_by_creator) {
         summary.described_by_creator = true;
-        summary.path = text_of(entry["path"]);
-        summary.placement = text_of(entry["placement"]);
-        summary.source = text_of(entry["source"]);
+        summary.path = text_of(member(entry, "path"));
+        summary.placement = text_of(member(entry, "placement"));
+        summary.source = text_of(member(entry, "source"));
     }
     if (!flag_of(entry, "inherited")) {
-        keep_first(summary.path, entry["path"]);
-        keep_first(summary.placement, entry["placement"]);
+        keep_first(summary.path, member(entry, "path"));
+        keep_first(summary.placement, member(entry, "placement"));
     }
-    keep_first(summary.staged, entry["staged"]);
-    keep_first(summary.mount, entry["mount"]);
-    keep_first(summary.rule, entry["rule"]);
-    keep_first(summary.rule_where, entry["rule_where"]);
-    keep_first(summary.signature, entry["signature"]);
-    keep_first(summary.source, entry["source"]);
-    if (const auto renamed = text_of(entry["renamed_to"]); !renamed.empty()) summary.path = renamed;
+    keep_first(summary.staged, member(entry, "staged"));
+    keep_first(summary.mount, member(entry, "mount"));
+    keep_first(summary.rule, member(entry, "rule"));
+    keep_first(summary.rule_where, member(entry, "rule_where"));
+    keep_first(summary.signature, member(entry, "signature"));
+    keep_first(summary.source, member(entry, "source"));
+    if (const auto renamed = text_of(member(entry, "renamed_to")); !renamed.empty())
+        summary.path = renamed;
     summary.redirected |= flag_of(entry, "redirected");
     summary.created |= flag_of(entry, "created");
     summary.deleted |= flag_of(entry, "deleted");
@@ -55,11 +66,14 @@ void merge_entry(FileSummary& summary, const json& entry, long pid) {
     for (const char* key : {"ops", "bytes"}) {
         auto& target = std::string(key) == "ops" ? summary.ops : summary.bytes;
         if (const auto it = entry.find(key); it != entry.end() && it->is_object())
-            for (const auto& [family, value] : it->items()) target[family] += value.get<std::uint64_t>();
+            for (const auto& [family, value] : it->items())
+                if (value.is_number_unsigned()) target[family] += value.get<std::uint64_t>();
     }
     if (const auto it = entry.find("histogram"); it != entry.end() && it->is_object())
         for (const auto& [bucket, value] : it->items())
-            summary.histogram[std::stoull(bucket)] += value.get<std::uint64_t>();
+            if (value.is_number_unsigned() && !bucket.empty() &&
+                bucket.find_first_not_of("0123456789") == std::string::npos)
+                summary.histogram[std::stoull(bucket)] += value.get<std::uint64_t>();
     summary.sequential += number_of(entry, "sequential");
     summary.nonsequential += number_of(entry, "nonsequential");
     summary.errors += number_of(entry, "errors");
@@ -72,26 +86,32 @@ void merge_entry(FileSummary& summary, const json& entry, long pid) {
     summary.final_size = std::max(summary.final_size, number_of(entry, "final_size"));
     const auto open_ns = static_cast<std::int64_t>(number_of(entry, "open_ns"));
     const auto close_ns = static_cast<std::int64_t>(number_of(entry, "close_ns"));
-    if (open_ns != 0 && (summary.open_ns == 0 || open_ns < summary.open_ns)) summary.open_ns = open_ns;
+    if (open_ns != 0 && (summary.open_ns == 0 || open_ns < summary.open_ns))
+        summary.open_ns = open_ns;
     summary.close_ns = std::max(summary.close_ns, close_ns);
-    if (std::find(summary.pids.begin(), summary.pids.end(), pid) == summary.pids.end()) summary.pids.push_back(pid);
+    if (std::find(summary.pids.begin(), summary.pids.end(), pid) == summary.pids.end())
+        summary.pids.push_back(pid);
 }
 
 } // namespace
 
 std::uint64_t FileSummary::total_ops() const {
     std::uint64_t sum = 0;
-    for (const auto& [_, v] : ops) sum += v;
+    for (const auto& [_, v] : ops)
+        sum += v;
     return sum;
 }
 
 std::uint64_t FileSummary::total_bytes() const {
     std::uint64_t sum = 0;
-    for (const auto& [_, v] : bytes) sum += v;
+    for (const auto& [_, v] : bytes)
+        sum += v;
     return sum;
 }
 
-std::uint64_t FileSummary::size() const { return std::max({final_size, max_extent}); }
+std::uint64_t FileSummary::size() const {
+    return std::max({final_size, max_extent});
+}
 
 double FileSummary::sequential_fraction() const {
     const auto all = sequential + nonsequential;
@@ -111,7 +131,8 @@ std::vector<json> read_process_reports(const std::filesystem::path& file) {
         try {
             const json document = json::parse(text);
             if (document.contains("processes")) {
-                for (const auto& p : document["processes"]) processes.push_back(p);
+                for (const auto& p : document["processes"])
+                    processes.push_back(p);
                 return processes;
             }
         } catch (const json::parse_error&) {
@@ -127,8 +148,8 @@ std::vector<json> read_process_reports(const std::filesystem::path& file) {
         try {
             processes.push_back(json::parse(line));
         } catch (const json::parse_error& e) {
-            throw std::runtime_error(file.string() + ":" + std::to_string(number) + ": not a report line (" +
-                                     e.what() + ")");
+            throw std::runtime_error(file.string() + ":" + std::to_string(number) +
+                                     ": not a report line (" + e.what() + ")");
         }
     }
     return processes;
@@ -139,12 +160,15 @@ JobReport build_report(const std::vector<json>& processes, const JobJournal* jou
     report.processes = processes;
     std::map<std::string, std::size_t> index;
     for (const json& process : processes) {
-        if (report.job.empty()) report.job = text_of(process.value("job", json()));
-        const long pid = process.value("pid", 0L);
-        if (!process.contains("files")) continue;
+        if (!process.is_object()) continue;
+        if (report.job.empty()) report.job = text_of(member(process, "job"));
+        const auto pid_value = member(process, "pid");
+        const long pid = pid_value.is_number_integer() ? pid_value.get<long>() : 0;
+        if (!member(process, "files").is_array()) continue;
         for (const json& entry : process["files"]) {
-            const std::string staged = text_of(entry.value("staged", json()));
-            const std::string key = staged.empty() ? text_of(entry.value("path", json())) : staged;
+            if (!entry.is_object()) continue;
+            const std::string staged = text_of(member(entry, "staged"));
+            const std::string key = staged.empty() ? text_of(member(entry, "path")) : staged;
             auto [it, fresh] = index.emplace(key, report.files.size());
             if (fresh) report.files.emplace_back();
             merge_entry(report.files[it->second], entry, pid);
@@ -171,37 +195,83 @@ JobReport build_report(const std::vector<json>& processes, const JobJournal* jou
     }
     // First-open order; merge order (process order) breaks ties.
     std::vector<std::size_t> order(report.files.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return report.files[a].open_ns != report.files[b].open_ns ? report.files[a].open_ns < report.files[b].open_ns
-                                                                  : a < b;
+        return report.files[a].open_ns != report.files[b].open_ns
+                   ? report.files[a].open_ns < report.files[b].open_ns
+                   : a < b;
     });
     std::vector<FileSummary> sorted;
-    for (const auto i : order) sorted.push_back(std::move(report.files[i]));
+    for (const auto i : order)
+        sorted.push_back(std::move(report.files[i]));
     report.files = std::move(sorted);
     return report;
+}
+
+void add_recorded_outcomes(JobReport& report, const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    const json document = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!document.is_object() || !member(document, "files").is_array()) return;
+    std::map<std::string, std::string> outcomes;
+    for (const json& f : document["files"]) {
+        const std::string staged = text_of(member(f, "staged"));
+        const std::string outcome = text_of(member(f, "finalized"));
+        if (!staged.empty() && !outcome.empty()) outcomes[staged] = outcome;
+    }
+    for (auto& f : report.files)
+        if (f.finalized.empty())
+            if (const auto it = outcomes.find(f.staged); it != outcomes.end())
+                f.finalized = it->second;
 }
 
 json to_json(const JobReport& report) {
     json files = json::array();
     for (const auto& f : report.files) {
         json histogram = json::object();
-        for (const auto& [bucket, count] : f.histogram) histogram[std::to_string(bucket)] = count;
+        for (const auto& [bucket, count] : f.histogram)
+            histogram[std::to_string(bucket)] = count;
         files.push_back({
-            {"path", f.path}, {"staged", f.staged}, {"mount", f.mount}, {"rule", f.rule},
-            {"rule_where", f.rule_where}, {"signature", f.signature}, {"source", f.source},
-            {"placement", f.placement}, {"finalized", f.finalized}, {"redirected", f.redirected},
-            {"created", f.created}, {"deleted", f.deleted}, {"relocated", f.relocated},
-            {"open_at_exit", f.open_at_exit}, {"several_writers", f.several_writers}, {"ops", f.ops},
-            {"bytes", f.bytes}, {"histogram", histogram}, {"sequential", f.sequential},
-            {"nonsequential", f.nonsequential}, {"errors", f.errors}, {"write_ns", f.write_ns},
-            {"fsyncs", f.fsyncs}, {"fsync_ns", f.fsync_ns}, {"flushes", f.flushes}, {"flush_ns", f.flush_ns},
-            {"max_extent", f.max_extent}, {"final_size", f.final_size}, {"size", f.size()},
-            {"open_ns", f.open_ns}, {"close_ns", f.close_ns}, {"pids", f.pids},
-            {"total_ops", f.total_ops()}, {"total_bytes", f.total_bytes()},
+            {"path", f.path},
+            {"staged", f.staged},
+            {"mount", f.mount},
+            {"rule", f.rule},
+            {"rule_where", f.rule_where},
+            {"signature", f.signature},
+            {"source", f.source},
+            {"placement", f.placement},
+            {"finalized", f.finalized},
+            {"redirected", f.redirected},
+            {"created", f.created},
+            {"deleted", f.deleted},
+            {"relocated", f.relocated},
+            {"open_at_exit", f.open_at_exit},
+            {"several_writers", f.several_writers},
+            {"ops", f.ops},
+            {"bytes", f.bytes},
+            {"histogram", histogram},
+            {"sequential", f.sequential},
+            {"nonsequential", f.nonsequential},
+            {"errors", f.errors},
+            {"write_ns", f.write_ns},
+            {"fsyncs", f.fsyncs},
+            {"fsync_ns", f.fsync_ns},
+            {"flushes", f.flushes},
+            {"flush_ns", f.flush_ns},
+            {"max_extent", f.max_extent},
+            {"final_size", f.final_size},
+            {"size", f.size()},
+            {"open_ns", f.open_ns},
+            {"close_ns", f.close_ns},
+            {"pids", f.pids},
+            {"total_ops", f.total_ops()},
+            {"total_bytes", f.total_bytes()},
         });
     }
-    return {{"iosig_report", 1}, {"kind", "merged"}, {"job", report.job}, {"processes", report.processes},
+    return {{"iosig_report", 1},
+            {"kind", "merged"},
+            {"job", report.job},
+            {"processes", report.processes},
             {"files", files}};
 }
 

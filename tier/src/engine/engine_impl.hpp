@@ -1,6 +1,7 @@
 // The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, recovery, shutdown),
-// engine_lines.cpp (line allocation, fills, leases), engine_data.cpp (the read/write paths), engine_flush.cpp (write-back, fsync,
-// the flusher thread) and engine_prefetch.cpp (the prefetch buffer and its worker).
+// engine_lines.cpp (line allocation, fills, leases), engine_data.cpp (the read/write paths),
+// engine_flush.cpp (write-back, fsync, the flusher thread) and engine_prefetch.cpp (the prefetch
+// buffer and its worker).
 //
 // Locking, outermost first: files_mutex_ (home files and handles) -> mutex_ (line table, policy,
 // index, dirty accounting, journal appends) -> the per-line shared_mutex (line data in the cache

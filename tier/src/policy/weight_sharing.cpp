@@ -9,6 +9,8 @@
 namespace iosig::tier::detail {
 namespace {
 
+constexpr double switch_margin = 0.25;
+
 std::array<CacheModel, expert_count> make_shadows(const PolicyConfig& config) {
     return {CacheModel(config.capacity, std::make_unique<LruPolicy>()),
             CacheModel(config.capacity, std::make_unique<LfuPolicy>()),
@@ -26,15 +28,27 @@ WeightSharingPolicy::WeightSharingPolicy(const PolicyConfig& config)
 void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
     for (int e = 0; e < expert_count; ++e) {
         CacheModel& shadow = shadow_[e];
-        if (!shadow.access(access) && predicted_[e].erase(access.key)) ++epoch_mispredictions_[e];
-        for (const Key k : shadow.evicted())
+        const bool shadow_hit = shadow.access(access);
+        if (!shadow_hit && predicted_[e].erase(access.key)) ++epoch_mispredictions_[e];
+        for (const Key k : shadow.evicted()) {
             predicted_[e].put(k, 0);
+            if (const std::uint32_t* slot = slot_of_.find(k)) mark_outside(e, *slot);
+        }
+        if (!shadow_hit && !real_miss && shadow.contains(access.key))
+            if (const std::uint32_t* slot = slot_of_.find(access.key)) unmark_outside(e, *slot);
         proposed_[e] = shadow.evicted();
     }
     if (!real_miss) return;
     const std::uint64_t epoch_length = std::max<std::uint64_t>(1, config_.iteration_misses) *
                                        std::max(1u, config_.epoch_iterations);
-    if (++epoch_misses_ >= epoch_length) end_epoch();
+    ++epoch_misses_;
+    // Once the chosen expert has mispredicted a THRESHOLD share of a whole epoch, the epoch's
+    // verdict on it is certain; waiting for the rest of the epoch only adds its misses.
+    const auto chosen_wrong =
+        static_cast<double>(epoch_mispredictions_[static_cast<int>(state_.current)]);
+    if (epoch_misses_ >= epoch_length ||
+        chosen_wrong >= config_.threshold * static_cast<double>(epoch_length))
+        end_epoch();
 }
 
 void WeightSharingPolicy::end_epoch() {
@@ -60,9 +74,19 @@ void WeightSharingPolicy::end_epoch() {
         weight_[e] /= total; // probabilities; also keeps the weights from underflowing
         state_.probability[e] = weight_[e];
     }
-    int best = static_cast<int>(state_.current);
-    for (int e = 0; e < expert_count; ++e)
-        if (weight_[e] > weight_[best]) best = e;
+    // The most probable expert, with a margin against flapping: experts whose mispredictions stay
+    // under THRESHOLD drift apart by single noisy epochs, and every switch costs a refill. Random
+    // is chosen only when it clearly leads both deterministic experts; between LRU and LFU the
+    // current one stays unless the other leads by the margin.
+    const auto lru = static_cast<int>(Expert::lru), lfu = static_cast<int>(Expert::lfu),
+               random = static_cast<int>(Expert::random);
+    const int leader = weight_[lfu] > weight_[lru] ? lfu : lru;
+    int best = leader;
+    const int current = static_cast<int>(state_.current);
+    if (weight_[random] > weight_[leader] * (1 + switch_margin))
+        best = random;
+    else if (current != random && weight_[current] * (1 + switch_margin) >= weight_[leader])
+        best = current;
     if (best != static_cast<int>(state_.current)) ++state_.switches;
     state_.current = static_cast<Expert>(best);
     ++state_.epochs;
@@ -75,9 +99,26 @@ void WeightSharingPolicy::on_hit(Slot slot, const Access& access) {
     observe(access, false);
 }
 
+void WeightSharingPolicy::mark_outside(int expert, Slot slot) {
+    std::vector<bool>& marked = is_outside_[expert];
+    if (slot >= marked.size()) marked.resize(std::max<std::size_t>(slot + 1, marked.size() * 2));
+    if (marked[slot]) return;
+    marked[slot] = true;
+    outside_[expert].push_front(slot);
+}
+
+void WeightSharingPolicy::unmark_outside(int expert, Slot slot) {
+    std::vector<bool>& marked = is_outside_[expert];
+    if (slot >= marked.size() || !marked[slot]) return;
+    marked[slot] = false;
+    outside_[expert].unlink(slot);
+}
+
 // Not a request: the experts' shadows must not see it.
 void WeightSharingPolicy::on_busy(Slot slot, const Access&) {
     lru_.move_to_front(slot);
+    for (int e = 0; e < expert_count; ++e)
+        if (slot < is_outside_[e].size() && is_outside_[e][slot]) outside_[e].move_to_front(slot);
     random_.erase(slot);
     random_.insert(slot);
 }
@@ -87,7 +128,9 @@ void WeightSharingPolicy::on_miss(const Access& access) {
 }
 
 Slot WeightSharingPolicy::choose_victim(const Access&) {
-    std::vector<Key>& proposed = proposed_[static_cast<int>(state_.current)];
+    const int expert = static_cast<int>(state_.current);
+    if (!outside_[expert].empty()) return outside_[expert].back();
+    std::vector<Key>& proposed = proposed_[expert];
     while (!proposed.empty()) {
         const Key k = proposed.back();
         proposed.pop_back();
@@ -116,6 +159,8 @@ void WeightSharingPolicy::on_insert(Slot slot, const Access& access) {
     lfu_.insert(slot, 1);
     random_.insert(slot);
     ++resident_;
+    for (int e = 0; e < expert_count; ++e)
+        if (!shadow_[e].contains(access.key)) mark_outside(e, slot);
 }
 
 void WeightSharingPolicy::remove_resident(Slot slot) {
@@ -124,6 +169,8 @@ void WeightSharingPolicy::remove_resident(Slot slot) {
     lfu_.erase(slot);
     random_.erase(slot);
     --resident_;
+    for (int e = 0; e < expert_count; ++e)
+        unmark_outside(e, slot);
 }
 
 // An invalidated key is gone for every expert, not only for the real cache.

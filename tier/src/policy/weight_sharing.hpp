@@ -8,15 +8,16 @@
 // each). At the end of an epoch, an expert whose mispredictions reach THRESHOLD * (misses of the
 // real cache in the epoch) is penalised, w_E *= exp(-eta * mispredictions_E / misses); a fixed
 // share of the total weight is redistributed (an expert that was bad in an earlier phase can win
-// again); the weights are normalised into probabilities, and the expert with the highest
-// probability picks the victims of the next epoch (ties keep the current expert).
+// again); the weights are normalised into probabilities, and the most probable expert picks the
+// victims of the next epoch, with a margin against flapping (switch_margin in the .cpp). An epoch
+// ends early once the chosen expert alone has mispredicted THRESHOLD x the epoch's length.
 //
-// The chosen expert's decision is executed on the real cache by evicting what it evicted in its
-// shadow for the same request, if that key is resident; otherwise its rule is applied to the real
-// cache (LRU tail, lowest frequency, random resident). The learner starts with LFU: LRU's state
-// (the recency order of what is resident) is complete at any moment, while the frequencies LFU
-// needs are lost once another expert has evicted the frequent lines, so the cheap switch is LFU ->
-// LRU.
+// The chosen expert's decision is executed on the real cache by evicting first a resident key its
+// shadow no longer holds (so the real cache converges to that expert's cache after a switch), then
+// what it evicted in its shadow for this request, then its rule applied to the real cache (LRU
+// tail, lowest frequency, random resident). The learner starts with LFU: on IRM traffic LRU's
+// mispredictions stay under THRESHOLD, so a learner starting with LRU would never leave it, while
+// LFU on recency-driven traffic crosses THRESHOLD within an epoch.
 #pragma once
 
 #include "iosig/tier/cache_model.hpp"
@@ -44,6 +45,8 @@ private:
     void observe(const Access& access, bool real_miss);
     void end_epoch();
     void remove_resident(Slot slot);
+    void mark_outside(int expert, Slot slot);
+    void unmark_outside(int expert, Slot slot);
 
     PolicyConfig config_;
     std::mt19937_64 rng_;
@@ -56,6 +59,11 @@ private:
     std::size_t resident_ = 0;
 
     std::array<CacheModel, expert_count> shadow_;
+    // Per expert, the resident slots whose keys its shadow does not hold (the expert would have
+    // evicted them), in the order they left the shadow: the chosen expert evicts these first, so
+    // the real cache converges to the chosen expert's shadow after a switch.
+    std::array<LruOrder, expert_count> outside_;
+    std::array<std::vector<bool>, expert_count> is_outside_;
     std::array<FlatMap, expert_count> predicted_;         // keys each expert evicted in this epoch
     std::array<std::vector<Key>, expert_count> proposed_; // ... and for the current request
     std::array<std::uint64_t, expert_count> epoch_mispredictions_{};

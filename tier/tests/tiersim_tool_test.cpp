@@ -1,0 +1,78 @@
+// The iosig-tiersim command as a user runs it: JSON results on the shared trace (the golden LRU row
+// at 128 and 1024 MiB, with the fields docs/tier.md promises), and exit status 2 with a message
+// naming the file and line for bad input.
+#include "trace_fixture.hpp"
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct ToolRun {
+    int status = -1;
+    std::string output;
+};
+
+ToolRun tiersim(const std::string& arguments) {
+    const std::string command =
+        std::string(IOSIG_BINARY_DIR) + "/bin/iosig-tiersim " + arguments + " 2>&1";
+    ToolRun run;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) return run;
+    std::array<char, 4096> buffer;
+    while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr)
+        run.output += buffer.data();
+    const int status = ::pclose(pipe);
+    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+}
+
+TEST(Tiersim, JsonReportsTheGoldenLruMissesAndEveryPromisedField) {
+    const auto trace = iosig::tier::test_support::shared_trace("cloudPhysicsIO.oracleGeneral.bin");
+    if (!std::filesystem::exists(trace)) GTEST_SKIP() << "shared trace missing: " << trace;
+    const ToolRun run =
+        tiersim("--trace " + trace.string() +
+                " --format oracleGeneral --policy lru,ws --cache-size 128M,1G --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    const auto results = nlohmann::json::parse(run.output).at("results");
+    ASSERT_EQ(results.size(), 4u);
+    EXPECT_EQ(results[0]["policy"], "lru");
+    EXPECT_EQ(results[0]["misses"], 93374);
+    EXPECT_EQ(results[1]["misses"], 71704);
+    for (const auto& r : results) {
+        for (const char* field : {"misses", "miss_ratio", "byte_miss_ratio", "requests_per_second"})
+            EXPECT_TRUE(r.contains(field)) << field << " missing in " << r.dump();
+        EXPECT_EQ(r["requests"], 113872);
+    }
+    EXPECT_TRUE(results[2].contains("learner"));
+}
+
+TEST(Tiersim, PrefetchAccuracyIsReportedForAStridedTrace) {
+    const ToolRun run =
+        tiersim("--synthetic strided --policy lru --cache-size 16M --prefetch stream --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    const auto r = nlohmann::json::parse(run.output).at("results").at(0);
+    EXPECT_LT(r["misses"].get<double>(), 0.01 * 200000) << r.dump();
+    EXPECT_GT(r["prefetch"]["accuracy"].get<double>(), 0.9) << r.dump();
+}
+
+TEST(Tiersim, BadInputExitsTwoNamingTheFileAndLine) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("iosig-tiersim-bad-" + std::to_string(::getpid()) + ".csv");
+    std::ofstream(path) << "version,time,op,size,lbn\n1,2,0x28,4096,8\n1,3,0x28,zz,5\n";
+    const ToolRun bad_size = tiersim("--trace " + path.string() + " --policy lru --cache-size 1M");
+    EXPECT_EQ(bad_size.status, 2);
+    EXPECT_NE(bad_size.output.find(path.string() + ":3:"), std::string::npos) << bad_size.output;
+    const ToolRun bad_policy =
+        tiersim("--trace " + path.string() + " --policy nope --cache-size 1M");
+    EXPECT_EQ(bad_policy.status, 2);
+    EXPECT_NE(bad_policy.output.find("nope"), std::string::npos) << bad_policy.output;
+    std::filesystem::remove(path);
+}
+
+} // namespace
