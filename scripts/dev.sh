@@ -35,9 +35,9 @@ build_main() {
 }
 
 build_sanitized() {
-    say "building the ASan/UBSan tree $asan_dir (core; the shim joins when it is a default component)"
+    say "building the ASan/UBSan tree $asan_dir (the core and the shim)"
     cmake -S "$root" -B "$asan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DIOSIG_SANITIZE=ON "${compilers[@]}" \
-        "-DIOSIG_COMPONENTS=selector" -DIOSIG_BUILD_BENCH=OFF -DIOSIG_BUILD_FUZZ=OFF
+        "-DIOSIG_COMPONENTS=selector;preload" -DIOSIG_BUILD_BENCH=OFF -DIOSIG_BUILD_FUZZ=OFF
     cmake --build "$asan_dir" -j "$jobs"
 }
 
