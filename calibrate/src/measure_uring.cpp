@@ -59,16 +59,10 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
     double ramp_time = start, stop_time = 0;
     std::uint64_t ramp_ios = 0, stop_ios = 0;
     std::vector<double> steady_times, steady_counts; // completions between ramp and stop
-    while (in_flight > 0) {
-        io_uring_cqe* cqe = nullptr;
-        const int rc = io_uring_wait_cqe(&ring, &cqe);
-        if (rc == -EINTR) {
-            stopping = true;
-            continue;
-        }
-        if (rc < 0)
-            throw std::runtime_error(
-                fmt::format("io_uring wait on {}: {}", path(), std::strerror(-rc)));
+    // Completions are reaped in batches (all that are ready) and their replacements submitted with one
+    // system call, as fio does: on a RAM disk one io_uring_enter per IO would measure the syscall
+    // rate (a third of what the file system sustains), not the mount.
+    auto complete = [&](io_uring_cqe* cqe, double t, unsigned& resubmit) {
         const int result = cqe->res;
         const auto slot = static_cast<unsigned>(io_uring_cqe_get_data64(cqe));
         io_uring_cqe_seen(&ring, cqe);
@@ -79,7 +73,6 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
         if (static_cast<std::uint64_t>(result) != block)
             throw std::runtime_error("short io_uring transfer on " + path());
         ++r.ios;
-        const double t = now_seconds();
         if (r.ios == queue_depth) {
             ramp_time = t;
             ramp_ios = r.ios;
@@ -97,8 +90,27 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
         }
         if (!stopping) {
             submit_one(slot);
+            ++resubmit;
+        }
+    };
+    while (in_flight > 0) {
+        io_uring_cqe* cqe = nullptr;
+        const int rc = io_uring_wait_cqe(&ring, &cqe);
+        if (rc == -EINTR) {
+            stopping = true;
+            continue;
+        }
+        if (rc < 0)
+            throw std::runtime_error(
+                fmt::format("io_uring wait on {}: {}", path(), std::strerror(-rc)));
+        const double t = now_seconds();
+        unsigned resubmit = 0;
+        complete(cqe, t, resubmit);
+        while (io_uring_peek_cqe(&ring, &cqe) == 0 && cqe != nullptr)
+            complete(cqe, t, resubmit);
+        if (resubmit > 0) {
             io_uring_submit(&ring);
-            ++in_flight;
+            in_flight += resubmit;
         }
         if (limits.report && t - last_report > 0.1) {
             limits.report(std::min(1.0, (t - start) / limits.seconds));

@@ -21,6 +21,7 @@ IOSIG_HIDDEN iosig_file* iosig_slots[IOSIG_MAX_FD];
 namespace iosig::shim {
 
 std::atomic<iosig_file*> file_registry{nullptr};
+constinit thread_local int cached_tid IOSIG_INITIAL_EXEC = 0;
 
 namespace {
 
@@ -35,7 +36,6 @@ struct Chunk {
 
 constinit std::atomic<Chunk*> current_chunk{nullptr};
 constinit std::atomic<std::size_t> tracked_files{0};
-constinit thread_local int cached_tid IOSIG_INITIAL_EXEC = 0;
 constinit thread_local unsigned sample_counter IOSIG_INITIAL_EXEC = 0;
 
 inline void add(std::atomic<std::uint64_t>& counter, std::uint64_t value, bool mine) {

@@ -118,5 +118,29 @@ void stats_reset_counts();
 std::int64_t realtime_ns();
 std::uint64_t monotonic_ns();
 int current_tid();
+// This thread's id once current_tid() has run on it (0 before, and in a fresh fork child).
+extern constinit thread_local int cached_tid IOSIG_INITIAL_EXEC;
+
+// The stdio hot path (wrap_fwrite.cpp): the owning thread of a file counts a buffered stdio call with
+// plain stores, inline in the wrapper; everything else goes through iosig_count_stdio.
+[[gnu::always_inline]] inline void count_stdio_inline(iosig_file* file, std::uint64_t bytes, std::uint64_t started) {
+    const int tid = cached_tid;
+    if (__builtin_expect(started != 0 || tid == 0 ||
+                             file->owner_tid.load(std::memory_order_relaxed) != tid ||
+                             file->stream_moved.load(std::memory_order_relaxed),
+                         0)) {
+        iosig_count_stdio(file, bytes, started);
+        return;
+    }
+    auto bump = [](std::atomic<std::uint64_t>& counter, std::uint64_t value) {
+        counter.store(counter.load(std::memory_order_relaxed) + value, std::memory_order_relaxed);
+    };
+    CounterSet& set = file->owner;
+    bump(set.ops[IOSIG_FAMILY_STDIO], 1);
+    bump(set.bytes[IOSIG_FAMILY_STDIO], bytes);
+    const int bits = bytes == 0 ? 0 : 64 - __builtin_clzll(bytes);
+    bump(set.histogram[bits < histogram_buckets ? bits : histogram_buckets - 1], 1);
+    bump(set.sequential, 1);
+}
 
 } // namespace iosig::shim

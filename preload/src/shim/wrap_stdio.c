@@ -13,23 +13,7 @@
 #define IOSIG_COUNT_STDIO(file, bytes, started)                                                     \
     iosig_count_stdio(file, (uint64_t)(bytes), started)
 
-IOSIG_EXPORT size_t fwrite(const void *data, size_t size, size_t count, FILE *stream) {
-    struct iosig_file *file = iosig_tracked_stream(stream);
-    if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(fwrite)(data, size, count, stream);
-    const uint64_t started = iosig_stdio_clock_sample();
-    const size_t result = IOSIG_REAL(fwrite)(data, size, count, stream);
-    IOSIG_COUNT_STDIO(file, result * size, started);
-    return result;
-}
-
-IOSIG_EXPORT size_t fwrite_unlocked(const void *data, size_t size, size_t count, FILE *stream) {
-    struct iosig_file *file = iosig_tracked_stream(stream);
-    if (IOSIG_LIKELY(file == 0)) return IOSIG_REAL(fwrite_unlocked)(data, size, count, stream);
-    const uint64_t started = iosig_stdio_clock_sample();
-    const size_t result = IOSIG_REAL(fwrite_unlocked)(data, size, count, stream);
-    IOSIG_COUNT_STDIO(file, result * size, started);
-    return result;
-}
+/* fwrite and fwrite_unlocked: wrap_fwrite.cpp (their counting is inline there). */
 
 #define IOSIG_STRING_OUT(name, params, call, stream, text, extra)                                   \
     IOSIG_EXPORT int name params {                                                                  \
