@@ -8,7 +8,7 @@
 //   redirected open:    the added cost of open(O_CREAT)+close when the file is redirected, in us
 //                       (journal on the state directory's file system, with its fdatasync)
 //
-// Run: build/bench/bench_preload_overhead [-s]   (IOSIG_BENCH_REPS=N pairs, default 31)
+// Run: build/bench/bench_preload_overhead [-s]   (IOSIG_BENCH_REPS=N pairs, default 61)
 #define CATCH_CONFIG_MAIN
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -39,7 +39,7 @@ constexpr long tmpfs_magic = 0x01021994;
 int repetitions() {
     const char* text = std::getenv("IOSIG_BENCH_REPS");
     const int n = text ? std::atoi(text) : 0;
-    return n > 0 ? n : 31;
+    return n > 0 ? n : 61;
 }
 
 double median(std::vector<double> values) {

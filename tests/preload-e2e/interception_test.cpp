@@ -118,6 +118,31 @@ TEST_F(Interception, LargeFileBinaryIsIntercepted) {
     EXPECT_EQ((*p)["histogram"]["65536"], 15);
 }
 
+TEST_F(Interception, RepositionedStreamWritesAreCountedAsNonSequential) {
+    // Ten 10 000-byte fwrites; half way the program seeks back, rewrites the first block and seeks back
+    // again: 11 calls, of which the two after a seek are non-sequential.
+    ASSERT_EQ(iosig_run({program("write_files").string(), "fseek", "seek.dat", "100000", "10000"}).status, 0);
+    EXPECT_EQ(read_text(work_ / "seek.dat"), expected_bytes(100000));
+    const json document = report();
+    const json* seek = file_entry(document, work_ / "seek.dat");
+    ASSERT_NE(seek, nullptr) << document.dump(2);
+    EXPECT_EQ((*seek)["ops"]["stdio"], 11);
+    EXPECT_EQ((*seek)["bytes"]["stdio"], 110000);
+    EXPECT_EQ((*seek)["sequential"], 9);
+    EXPECT_EQ((*seek)["nonsequential"], 2);
+    EXPECT_EQ((*seek)["histogram"]["8192"], 11);
+
+    // A plain stream of many small calls (the inline fast path) is all sequential.
+    ASSERT_EQ(iosig_run({program("write_files").string(), "fopen", "small.dat", "64000", "64"}).status, 0);
+    const json again = report();
+    const json* small = file_entry(again, work_ / "small.dat");
+    ASSERT_NE(small, nullptr) << again.dump(2);
+    EXPECT_EQ((*small)["ops"]["stdio"], 1000);
+    EXPECT_EQ((*small)["sequential"], 1000);
+    EXPECT_EQ((*small)["nonsequential"], 0);
+    EXPECT_EQ((*small)["histogram"]["64"], 1000);
+}
+
 TEST_F(Interception, MkstempThenRenameIsFollowedToTheFinalName) {
     ASSERT_EQ(iosig_run({program("write_files").string(), "mkstemp", "final.dat", "50000"}, false).status, 0);
     EXPECT_TRUE(is_plain_file(work_ / "final.dat")) << "finalize did not bring the renamed file home";

@@ -51,10 +51,15 @@ IOSIG_HIDDEN uint64_t iosig_clock_sample(struct iosig_file *file);
 /* Stdio calls are tens of nanoseconds and a timed call costs two clock reads (~50 ns here), so they
  * are timed rarely: the first call of each thread and every 1024th after it; the report scales the
  * sampled time to all calls. The decision is a thread-local tick, inline. */
-IOSIG_HIDDEN extern __thread unsigned iosig_stdio_tick IOSIG_INITIAL_EXEC;
+/* Per-thread state the write paths read, kept together so that one TLS offset load reaches both. */
+struct iosig_thread_state {
+    int tid;             /* gettid() once known, 0 before (and in a fresh fork child) */
+    unsigned stdio_tick; /* stdio calls made by this thread */
+};
+IOSIG_HIDDEN extern __thread struct iosig_thread_state iosig_thread IOSIG_INITIAL_EXEC;
 IOSIG_HIDDEN uint64_t iosig_clock_now(void);
 static inline uint64_t iosig_stdio_clock_sample(void) {
-    return (iosig_stdio_tick++ & 1023u) == 0 ? iosig_clock_now() : 0;
+    return (iosig_thread.stdio_tick++ & 1023u) == 0 ? iosig_clock_now() : 0;
 }
 /* Unsampled start (rare, slow calls: fsync, flush). */
 IOSIG_HIDDEN uint64_t iosig_clock_now(void);

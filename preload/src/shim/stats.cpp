@@ -21,7 +21,6 @@ IOSIG_HIDDEN iosig_file* iosig_slots[IOSIG_MAX_FD];
 namespace iosig::shim {
 
 std::atomic<iosig_file*> file_registry{nullptr};
-constinit thread_local int cached_tid IOSIG_INITIAL_EXEC = 0;
 
 namespace {
 
@@ -83,8 +82,8 @@ std::uint64_t monotonic_ns() {
 }
 
 int current_tid() {
-    if (cached_tid == 0) cached_tid = static_cast<int>(syscall(SYS_gettid));
-    return cached_tid;
+    if (iosig_thread.tid == 0) iosig_thread.tid = static_cast<int>(syscall(SYS_gettid));
+    return iosig_thread.tid;
 }
 
 void* arena_allocate(std::size_t bytes) {
@@ -169,6 +168,7 @@ std::uint64_t FileTotals::total_bytes() const {
 
 FileTotals totals(const iosig_file& file) {
     FileTotals t;
+    std::uint64_t stdio_nonsequential = 0;
     for (const CounterSet* set : {&file.owner, &file.shared}) {
         auto get = [](const std::atomic<std::uint64_t>& v) { return v.load(std::memory_order_relaxed); };
         for (int f = 0; f < family_count; ++f) {
@@ -177,6 +177,7 @@ FileTotals totals(const iosig_file& file) {
         }
         t.sequential += get(set->sequential);
         t.nonsequential += get(set->nonsequential);
+        stdio_nonsequential += get(set->stdio_nonsequential);
         t.errors += get(set->errors);
         t.timed_calls += get(set->timed_calls);
         t.timed_ns += get(set->timed_ns);
@@ -186,6 +187,10 @@ FileTotals totals(const iosig_file& file) {
         t.flush_ns += get(set->flush_ns);
         for (int b = 0; b < histogram_buckets; ++b) t.histogram[b] += get(set->histogram[b]);
     }
+    // Stdio calls are sequential unless counted as not (count_stdio_inline saves the increment).
+    // (Read while other threads write, the two counts may be from different moments.)
+    const std::uint64_t stdio_ops = t.ops[IOSIG_FAMILY_STDIO];
+    t.sequential += stdio_ops > stdio_nonsequential ? stdio_ops - stdio_nonsequential : 0;
     return t;
 }
 
@@ -197,7 +202,7 @@ void stats_fork_prepare() {
 }
 
 void stats_fork_child() {
-    cached_tid = 0;
+    iosig_thread.tid = 0;
     for_each_file([](iosig_file& file) {
         zero_counts(file);
         file.inherited_from_parent.store(true, std::memory_order_relaxed);
@@ -222,7 +227,7 @@ IOSIG_HIDDEN uint64_t iosig_clock_sample(iosig_file* file) {
     return 0;
 }
 
-IOSIG_HIDDEN __thread unsigned iosig_stdio_tick IOSIG_INITIAL_EXEC = 0;
+IOSIG_HIDDEN __thread iosig_thread_state iosig_thread IOSIG_INITIAL_EXEC = {0, 0};
 
 IOSIG_HIDDEN uint64_t iosig_clock_now(void) { return monotonic_ns() | 1U; }
 
@@ -261,7 +266,12 @@ IOSIG_HIDDEN void iosig_count_write(iosig_file* file, iosig_family family, long 
         if (start + bytes > file->max_extent.load(std::memory_order_relaxed))
             file->max_extent.store(start + bytes, std::memory_order_relaxed);
     }
-    add(sequential ? set.sequential : set.nonsequential, 1, mine);
+    if (!sequential) {
+        add(set.nonsequential, 1, mine);
+        if (family == IOSIG_FAMILY_STDIO) add(set.stdio_nonsequential, 1, mine);
+    } else if (family != IOSIG_FAMILY_STDIO) {
+        add(set.sequential, 1, mine);
+    }
 
     if (started != 0) {
         add(set.timed_calls, 1, mine);
@@ -272,7 +282,7 @@ IOSIG_HIDDEN void iosig_count_write(iosig_file* file, iosig_family family, long 
 IOSIG_HIDDEN void iosig_count_stdio(iosig_file* file, uint64_t bytes, uint64_t started) {
     // The common case of small buffered stdio calls from the thread that owns the file: plain stores,
     // no offset arithmetic (a stream is sequential unless it was repositioned).
-    const int tid = cached_tid;
+    const int tid = iosig_thread.tid;
     if (IOSIG_LIKELY(tid != 0 && file->owner_tid.load(std::memory_order_relaxed) == tid)) {
         CounterSet& set = file->owner;
         add(set.ops[IOSIG_FAMILY_STDIO], 1, true);
@@ -280,7 +290,10 @@ IOSIG_HIDDEN void iosig_count_stdio(iosig_file* file, uint64_t bytes, uint64_t s
         add(set.histogram[bucket_of(bytes)], 1, true);
         const bool moved = file->stream_moved.load(std::memory_order_relaxed);
         if (IOSIG_UNLIKELY(moved)) file->stream_moved.store(false, std::memory_order_relaxed);
-        add(moved ? set.nonsequential : set.sequential, 1, true);
+        if (IOSIG_UNLIKELY(moved)) {
+            add(set.nonsequential, 1, true);
+            add(set.stdio_nonsequential, 1, true);
+        }
         if (started != 0) {
             add(set.timed_calls, 1, true);
             add(set.timed_ns, monotonic_ns() - started, true);

@@ -24,8 +24,9 @@ inline constexpr unsigned time_sample_period = 64;
 struct CounterSet {
     std::atomic<std::uint64_t> ops[family_count];
     std::atomic<std::uint64_t> bytes[family_count];
-    std::atomic<std::uint64_t> sequential;
-    std::atomic<std::uint64_t> nonsequential;
+    std::atomic<std::uint64_t> sequential;     // non-stdio calls only: see totals()
+    std::atomic<std::uint64_t> nonsequential;  // all families
+    std::atomic<std::uint64_t> stdio_nonsequential;
     std::atomic<std::uint64_t> errors;
     std::atomic<std::uint64_t> timed_calls;  // sampled write calls ...
     std::atomic<std::uint64_t> timed_ns;     // ... and their time
@@ -118,20 +119,17 @@ void stats_reset_counts();
 std::int64_t realtime_ns();
 std::uint64_t monotonic_ns();
 int current_tid();
-// This thread's id once current_tid() has run on it (0 before, and in a fresh fork child).
-extern constinit thread_local int cached_tid IOSIG_INITIAL_EXEC;
 
-// The stdio hot path (wrap_fwrite.cpp): the owning thread of a file counts a buffered stdio call with
-// plain stores, inline in the wrapper; everything else goes through iosig_count_stdio.
-[[gnu::always_inline]] inline void count_stdio_inline(iosig_file* file, std::uint64_t bytes, std::uint64_t started) {
-    const int tid = cached_tid;
-    if (__builtin_expect(started != 0 || tid == 0 ||
-                             file->owner_tid.load(std::memory_order_relaxed) != tid ||
-                             file->stream_moved.load(std::memory_order_relaxed),
-                         0)) {
-        iosig_count_stdio(file, bytes, started);
-        return;
-    }
+// The stdio hot path (wrap_fwrite.cpp). A buffered stdio call from the thread that owns the file, on
+// a stream that was not repositioned, is counted inline with plain stores; every other call (another
+// thread, a moved stream, a timed call) goes through iosig_count_stdio.
+[[gnu::always_inline]] inline bool stdio_counts_inline(const iosig_file* file) {
+    const int tid = iosig_thread.tid;
+    return tid != 0 && file->owner_tid.load(std::memory_order_relaxed) == tid &&
+           !file->stream_moved.load(std::memory_order_relaxed);
+}
+
+[[gnu::always_inline]] inline void count_stdio_inline(iosig_file* file, std::uint64_t bytes) {
     auto bump = [](std::atomic<std::uint64_t>& counter, std::uint64_t value) {
         counter.store(counter.load(std::memory_order_relaxed) + value, std::memory_order_relaxed);
     };
@@ -140,7 +138,7 @@ extern constinit thread_local int cached_tid IOSIG_INITIAL_EXEC;
     bump(set.bytes[IOSIG_FAMILY_STDIO], bytes);
     const int bits = bytes == 0 ? 0 : 64 - __builtin_clzll(bytes);
     bump(set.histogram[bits < histogram_buckets ? bits : histogram_buckets - 1], 1);
-    bump(set.sequential, 1);
+    // No `sequential` increment: totals() counts every stdio call not counted as non-sequential.
 }
 
 } // namespace iosig::shim

@@ -3,8 +3,9 @@
  * -D_FILE_OFFSET_BITS=64 (calls open64, fopen64, pwrite64, ...).
  *
  *   write_files API PATH BYTES [CHUNK]
- *   API: open creat openat fopen fprintf pwrite random writev mkstemp append reopen
- *   (random: pwrite of CHUNK-sized blocks in a scrambled order)
+ *   API: open creat openat fopen fprintf pwrite random writev mkstemp append reopen fseek
+ *   (random: pwrite of CHUNK-sized blocks in a scrambled order; fseek: fwrite of CHUNK-sized blocks
+ *   that, half way, seeks back to rewrite the first block, then seeks back to where it was)
  * Byte i of the file is (i * 131 + 7) % 251, whatever the API. */
 #include <fcntl.h>
 #include <libgen.h>
@@ -96,6 +97,26 @@ int main(int argc, char **argv) {
             if (rename(name, path) != 0) return fail("rename");
             return 0;
         }
+    } else if (strcmp(api, "fseek") == 0) {
+        FILE *stream = fopen(path, "w");
+        if (!stream) return fail("fopen");
+        unsigned char *buffer = malloc(chunk);
+        const unsigned long chunks = (total + chunk - 1) / chunk;
+        for (unsigned long index = 0; index < chunks; ++index) {
+            const unsigned long offset = index * chunk;
+            if (index == chunks / 2) {
+                const size_t first = total < chunk ? total : chunk;
+                fill(buffer, 0, first);
+                if (fseek(stream, 0, SEEK_SET) != 0 || fwrite(buffer, 1, first, stream) != first ||
+                    fseek(stream, (long)offset, SEEK_SET) != 0)
+                    return fail("rewrite");
+            }
+            const size_t n = total - offset < chunk ? total - offset : chunk;
+            fill(buffer, offset, n);
+            if (fwrite(buffer, 1, n, stream) != n) return fail("fwrite");
+        }
+        free(buffer);
+        return fclose(stream) == 0 ? 0 : fail("fclose");
     } else if (strcmp(api, "fopen") == 0 || strcmp(api, "fprintf") == 0 || strcmp(api, "reopen") == 0) {
         FILE *stream = strcmp(api, "reopen") == 0 ? freopen(path, "w", stdout) : fopen(path, "w");
         if (!stream) return fail("fopen");
