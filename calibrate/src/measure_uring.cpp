@@ -14,6 +14,22 @@
 
 namespace iosig::calibrate {
 
+namespace {
+
+// Completions of IOs that finish inside the submitting system call (a RAM disk, the page cache) are
+// posted through task work; by default the kernel interrupts the task to run it (an IPI-like
+// notification per batch), which on tmpfs halves the rate. The ring is used by this thread only, so it
+// can ask for cooperative task running, as fio does: measured on the lab's tmpfs, QD32 4 KiB random
+// reads go from ~310 k to ~600 k IOPS. Kernels before 5.19 reject the flags: set up a plain ring then.
+int init_ring(io_uring& ring, unsigned queue_depth) {
+    io_uring_params params{};
+    params.flags = IORING_SETUP_COOP_TASKRUN;
+    if (io_uring_queue_init_params(queue_depth, &ring, &params) == 0) return 0;
+    return io_uring_queue_init(queue_depth, &ring, 0);
+}
+
+} // namespace
+
 MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned queue_depth,
                                       const std::function<std::uint64_t()>& next_offset,
                                       const PhaseLimits& limits) {
@@ -23,7 +39,7 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
     const int fd = write ? write_fd_for(block) : (method_.direct ? direct_file_.fd() : sync_fd_);
 
     io_uring ring{};
-    if (const int rc = io_uring_queue_init(queue_depth, &ring, 0); rc < 0) {
+    if (const int rc = init_ring(ring, queue_depth); rc < 0) {
         r.engine.clear();
         unavailable_reason_ = std::strerror(-rc);
         return r;
@@ -59,10 +75,14 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
     double ramp_time = start, stop_time = 0;
     std::uint64_t ramp_ios = 0, stop_ios = 0;
     std::vector<double> steady_times, steady_counts; // completions between ramp and stop
-    // Completions are reaped in batches (all that are ready) and their replacements submitted with one
-    // system call, as fio does: on a RAM disk one io_uring_enter per IO would measure the syscall
-    // rate (a third of what the file system sustains), not the mount.
-    auto complete = [&](io_uring_cqe* cqe, double t, unsigned& resubmit) {
+    // Each completion's replacement is submitted at once, as fio does: collecting the replacements of
+    // a batch of completions and submitting them together hands a virtio disk bursts instead of a
+    // steady queue and measured 15-25 % fewer IOPS than fio on the lab's ssd. (On a RAM disk the
+    // per-IO system call costs nothing extra once the ring runs task work cooperatively, init_ring.)
+    // Each completion is timed on its own: with inline completions (a RAM disk) one wait can reap
+    // thousands of IOs, and a time taken once per wait would stamp them all with its start.
+    auto complete = [&](io_uring_cqe* cqe, unsigned& resubmit) {
+        const double t = now_seconds();
         const int result = cqe->res;
         const auto slot = static_cast<unsigned>(io_uring_cqe_get_data64(cqe));
         io_uring_cqe_seen(&ring, cqe);
@@ -90,6 +110,7 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
         }
         if (!stopping) {
             submit_one(slot);
+            io_uring_submit(&ring);
             ++resubmit;
         }
     };
@@ -103,16 +124,12 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
         if (rc < 0)
             throw std::runtime_error(
                 fmt::format("io_uring wait on {}: {}", path(), std::strerror(-rc)));
-        const double t = now_seconds();
         unsigned resubmit = 0;
-        complete(cqe, t, resubmit);
+        complete(cqe, resubmit);
         while (io_uring_peek_cqe(&ring, &cqe) == 0 && cqe != nullptr)
-            complete(cqe, t, resubmit);
-        if (resubmit > 0) {
-            io_uring_submit(&ring);
-            in_flight += resubmit;
-        }
-        if (limits.report && t - last_report > 0.1) {
+            complete(cqe, resubmit);
+        in_flight += resubmit;
+        if (const double t = now_seconds(); limits.report && t - last_report > 0.1) {
             limits.report(std::min(1.0, (t - start) / limits.seconds));
             last_report = t;
         }

@@ -208,11 +208,6 @@ MountMeasurements measure_mount(const Discovery& discovery, const MountTarget& t
         io.sequential_read(seq_block, limits_for(progress, box.take(s.seq_read), 4), seq_depth);
     progress.end(human_bandwidth(m.seq_read.bytes_per_second));
 
-    // Right after the sequential phases, before random writes fragment a copy-on-write file.
-    phase("chunk sweep");
-    run_sweep(io, m, target, quick, box.take(s.sweep), progress);
-    progress.end(fmt::format("{} chunk sizes", m.sweep.size()));
-
     phase("read lat");
     m.read_latency =
         io.latency(false, true, random_block, limits_for(progress, box.take(s.read_latency), 20));
@@ -227,16 +222,23 @@ MountMeasurements measure_mount(const Discovery& discovery, const MountTarget& t
         progress.end(fmt::format("seek {}", human_duration(m.seek_latency)));
     }
 
+    phase("read IOPS");
+    m.random_read = io.random_iops(false, random_block, queue_depth,
+                                   limits_for(progress, box.take(s.read_iops), iops_min_ios));
+    progress.end(fmt::format("{:.0f} IOPS (QD {})", m.random_read.iops, m.random_read.queue_depth));
+
+    // The reads above see the file as the sequential write laid it out (as fio's fresh file is); the
+    // writes below (sweep, random 4 KiB) fragment a copy-on-write file, so they come after them, and
+    // the sweep, which needs the large extents most, first.
+    phase("chunk sweep");
+    run_sweep(io, m, target, quick, box.take(s.sweep), progress);
+    progress.end(fmt::format("{} chunk sizes", m.sweep.size()));
+
     phase("write lat");
     m.write_latency =
         io.latency(true, true, random_block, limits_for(progress, box.take(s.write_latency), 20));
     progress.end(fmt::format("p50 {} p99 {}", human_duration(m.write_latency.p50),
                              human_duration(m.write_latency.p99)));
-
-    phase("read IOPS");
-    m.random_read = io.random_iops(false, random_block, queue_depth,
-                                   limits_for(progress, box.take(s.read_iops), iops_min_ios));
-    progress.end(fmt::format("{:.0f} IOPS (QD {})", m.random_read.iops, m.random_read.queue_depth));
 
     phase("write IOPS");
     m.random_write = io.random_iops(true, random_block, queue_depth,
