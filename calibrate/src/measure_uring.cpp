@@ -18,9 +18,10 @@ namespace {
 
 // Completions of IOs that finish inside the submitting system call (a RAM disk, the page cache) are
 // posted through task work; by default the kernel interrupts the task to run it (an IPI-like
-// notification per batch), which on tmpfs halves the rate. The ring is used by this thread only, so it
-// can ask for cooperative task running, as fio does: measured on the lab's tmpfs, QD32 4 KiB random
-// reads go from ~310 k to ~600 k IOPS. Kernels before 5.19 reject the flags: set up a plain ring then.
+// notification per batch), which on tmpfs halves the rate. The ring is used by this thread only, so
+// it can ask for cooperative task running, as fio does: measured on the lab's tmpfs, QD32 4 KiB
+// random reads go from ~310 k to ~600 k IOPS. Kernels before 5.19 reject the flags: set up a plain
+// ring then.
 int init_ring(io_uring& ring, unsigned queue_depth) {
     io_uring_params params{};
     params.flags = IORING_SETUP_COOP_TASKRUN;
@@ -75,12 +76,13 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
     double ramp_time = start, stop_time = 0;
     std::uint64_t ramp_ios = 0, stop_ios = 0;
     std::vector<double> steady_times, steady_counts; // completions between ramp and stop
-    // Each completion's replacement is submitted at once, as fio does: collecting the replacements of
-    // a batch of completions and submitting them together hands a virtio disk bursts instead of a
-    // steady queue and measured 15-25 % fewer IOPS than fio on the lab's ssd. (On a RAM disk the
-    // per-IO system call costs nothing extra once the ring runs task work cooperatively, init_ring.)
-    // Each completion is timed on its own: with inline completions (a RAM disk) one wait can reap
-    // thousands of IOs, and a time taken once per wait would stamp them all with its start.
+    // Each completion's replacement is submitted at once, as fio does: collecting the replacements
+    // of a batch of completions and submitting them together hands a virtio disk bursts instead of
+    // a steady queue and measured 15-25 % fewer IOPS than fio on the lab's ssd. (On a RAM disk the
+    // per-IO system call costs nothing extra once the ring runs task work cooperatively,
+    // init_ring.) Each completion is timed on its own: with inline completions (a RAM disk) one
+    // wait can reap thousands of IOs, and a time taken once per wait would stamp them all with its
+    // start.
     auto complete = [&](io_uring_cqe* cqe, unsigned& resubmit) {
         const double t = now_seconds();
         const int result = cqe->res;

@@ -227,9 +227,9 @@ MountMeasurements measure_mount(const Discovery& discovery, const MountTarget& t
                                    limits_for(progress, box.take(s.read_iops), iops_min_ios));
     progress.end(fmt::format("{:.0f} IOPS (QD {})", m.random_read.iops, m.random_read.queue_depth));
 
-    // The reads above see the file as the sequential write laid it out (as fio's fresh file is); the
-    // writes below (sweep, random 4 KiB) fragment a copy-on-write file, so they come after them, and
-    // the sweep, which needs the large extents most, first.
+    // The reads above see the file as the sequential write laid it out (as fio's fresh file is);
+    // the writes below (sweep, random 4 KiB) fragment a copy-on-write file, so they come after
+    // them, and the sweep, which needs the large extents most, first.
     phase("chunk sweep");
     run_sweep(io, m, target, quick, box.take(s.sweep), progress);
     progress.end(fmt::format("{} chunk sizes", m.sweep.size()));

@@ -1,8 +1,8 @@
 // Rule patterns: `*` stays in a component, `**` crosses directories, `**/` may match none, classes,
 // escapes, relative patterns match at any directory boundary.
-#include <gtest/gtest.h>
-
 #include "common/glob.hpp"
+
+#include <gtest/gtest.h>
 
 using iosig::preload::Glob;
 
@@ -62,7 +62,7 @@ TEST(Glob, MalformedPatternsAreRejectedWithTheirOffset) {
 TEST(Glob, PathologicalPatternsStayLinear) {
     const std::string pattern = "/**a**a**a**a**a**a**a**a**a**a**b";
     const std::string path = "/" + std::string(3000, 'a');
-    EXPECT_FALSE(match(pattern, path));  // exponential with backtracking; instant here
+    EXPECT_FALSE(match(pattern, path)); // exponential with backtracking; instant here
 }
 
 TEST(Glob, SpecificityCountsLiteralsAndWildcards) {

@@ -1,24 +1,27 @@
 // The journal's record format: round trip of any bytes, torn and damaged lines detected.
+#include "common/journal_format.hpp"
+
 #include <gtest/gtest.h>
 #include <string>
-
-#include "common/journal_format.hpp"
 
 using namespace iosig::preload;
 
 namespace {
 
-std::string record(RecordType type, std::initializer_list<std::string_view> fields, std::string_view run = "run-1") {
+std::string record(RecordType type, std::initializer_list<std::string_view> fields,
+                   std::string_view run = "run-1") {
     std::string buffer(8192, '\0');
     RecordWriter writer(buffer.data(), buffer.size());
     writer.begin(type, 1234567890123, 42, run);
-    for (auto f : fields) writer.field(f);
+    for (auto f : fields)
+        writer.field(f);
     EXPECT_TRUE(writer.finish());
     return std::string(writer.text());
 }
 
 TEST(JournalFormat, RoundTripsArbitraryBytes) {
-    const std::string odd = std::string("tab\there, newline\nthere, percent % and \x01\x7f bytes ") + "\xc3\xa9";
+    const std::string odd =
+        std::string("tab\there, newline\nthere, percent % and \x01\x7f bytes ") + "\xc3\xa9";
     const auto text = record(RecordType::redirect, {"/staged/a", odd, ""});
     ASSERT_EQ(text.back(), '\n');
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);

@@ -1,10 +1,10 @@
 // Path arithmetic used inside intercepted calls: normalization, containment, dirfd resolution.
+#include "common/layout.hpp"
+#include "common/paths.hpp"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
-
-#include "common/layout.hpp"
-#include "common/paths.hpp"
 
 using namespace iosig::preload;
 

@@ -1,7 +1,7 @@
 // Rules files: the schema, the most-specific-wins order, sigdefs, and file:line:col errors.
-#include <gtest/gtest.h>
-
 #include "common/rules.hpp"
+
+#include <gtest/gtest.h>
 
 using namespace iosig::preload;
 

@@ -1,9 +1,9 @@
 // `iosig`: one command, with the subcommands of every component that was built.
+#include "cli_modules.hpp"
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
-
-#include "cli_modules.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{"iosig: place each IO stream on the device of this node that serves it best"};

@@ -1,8 +1,5 @@
 // TEMPORARY: placeholder definitions so that everything links while the core is being written.
 // Each helper deletes the functions it implements from this file; the file is deleted when empty.
-#include <cmath>
-#include <limits>
-
 #include "iosig/montecarlo.hpp"
 #include "iosig/node.hpp"
 #include "iosig/node_yaml.hpp"
@@ -11,6 +8,7 @@
 #include "iosig/signature.hpp"
 #include "iosig/throughput.hpp"
 
-namespace iosig {
+#include <cmath>
+#include <limits>
 
-} // namespace iosig
+namespace iosig {} // namespace iosig

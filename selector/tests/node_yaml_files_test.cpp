@@ -75,7 +75,9 @@ TEST(NodeYamlFiles, ArbitraryBytesNeverThrow) {
             text += alphabet[random() % alphabet.size()];
         NodeLoadResult result;
         EXPECT_NO_THROW(result = load_node_text(text, "random.yaml")) << text;
-        if (!result.ok()) EXPECT_FALSE(errors(result).empty()) << text;
+        if (!result.ok()) {
+            EXPECT_FALSE(errors(result).empty()) << text;
+        }
     }
 }
 

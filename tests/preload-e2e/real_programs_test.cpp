@@ -1,13 +1,14 @@
 // Unmodified programs under `iosig run` with rules, on the device lab's mounts. For each: the same
-// command runs once plainly and once under iosig; every output must be byte-identical (sha256), must be
-// a symlink into the job's staging directory on the mount the core selects while the job is kept
+// command runs once plainly and once under iosig; every output must be byte-identical (sha256),
+// must be a symlink into the job's staging directory on the mount the core selects while the job is
+// kept
 // (--keep), and must be a regular file with the same bytes after `iosig finalize`.
+#include "support.hpp"
+
 #include <functional>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
-
-#include "support.hpp"
 
 namespace iosig::e2e {
 namespace {
@@ -31,9 +32,9 @@ void write_data(const fs::path& file, std::size_t bytes) {
 struct Scenario {
     std::string name;
     std::vector<std::string> command;
-    std::vector<std::string> outputs;               // relative to the working directory
-    std::function<void(const fs::path&)> setup = {};  // run in both working directories
-    bool foreign = true;                            // not one of our own (sanitized) programs
+    std::vector<std::string> outputs;                // relative to the working directory
+    std::function<void(const fs::path&)> setup = {}; // run in both working directories
+    bool foreign = true;                             // not one of our own (sanitized) programs
 };
 
 class RealPrograms : public ::testing::Test {
@@ -41,7 +42,8 @@ protected:
     void SetUp() override {
         if (geteuid() != 0) GTEST_SKIP() << "needs root (the device lab's loop devices and mounts)";
         if (lab_dir().empty() || !fs::exists(lab_config()))
-            GTEST_SKIP() << "no device lab: IOSIG_LAB_DIR is unset or has no lab.yaml (ctest brings one up)";
+            GTEST_SKIP()
+                << "no device lab: IOSIG_LAB_DIR is unset or has no lab.yaml (ctest brings one up)";
     }
 
     void check(const Scenario& s) {
@@ -57,13 +59,23 @@ protected:
         ASSERT_EQ(reference.status, 0) << "plain run failed: " << reference.err;
 
         const fs::path rules = base / "rules.yaml";
-        write_text(rules, std::string("rules:\n  - match: \"**/out/**\"\n    sig: \"") + persist_sig +
-                              "\"\n  - match: \"**/*.tmp\"\n    sig: \"" + temp_sig + "\"\n");
+        write_text(rules, std::string("rules:\n  - match: \"**/out/**\"\n    sig: \"") +
+                              persist_sig + "\"\n  - match: \"**/*.tmp\"\n    sig: \"" + temp_sig +
+                              "\"\n");
         const std::string job = "e2e-" + s.name + "-" + std::to_string(getpid());
         const fs::path state = base / "state";
-        std::vector<std::string> command = {iosig_binary().string(), "run", "--config", lab_config().string(),
-                                            "--rules", rules.string(), "--keep", "--job", job, "--state",
-                                            state.string(), "--"};
+        std::vector<std::string> command = {iosig_binary().string(),
+                                            "run",
+                                            "--config",
+                                            lab_config().string(),
+                                            "--rules",
+                                            rules.string(),
+                                            "--keep",
+                                            "--job",
+                                            job,
+                                            "--state",
+                                            state.string(),
+                                            "--"};
         command.insert(command.end(), s.command.begin(), s.command.end());
         const Result redirected = run(command, under, env);
         ASSERT_EQ(redirected.status, 0) << redirected.err;
@@ -79,8 +91,9 @@ protected:
             EXPECT_EQ(sha256(path), sha256(plain / output)) << output;
         }
 
-        const Result report = run({iosig_binary().string(), "report", "--json", "--job", job, "--state",
-                                   state.string()}, under);
+        const Result report = run(
+            {iosig_binary().string(), "report", "--json", "--job", job, "--state", state.string()},
+            under);
         ASSERT_EQ(report.status, 0) << report.err;
         const auto document = nlohmann::json::parse(report.out);
         for (const auto& output : s.outputs) {
@@ -95,7 +108,8 @@ protected:
             EXPECT_TRUE(found) << path << " missing from the report:\n" << report.out;
         }
 
-        const Result finalized = run({iosig_binary().string(), "finalize", "--job", job, "--state", state.string()}, under);
+        const Result finalized = run(
+            {iosig_binary().string(), "finalize", "--job", job, "--state", state.string()}, under);
         ASSERT_EQ(finalized.status, 0) << finalized.out << finalized.err;
         for (const auto& output : s.outputs) {
             const fs::path path = under / output;
@@ -103,22 +117,32 @@ protected:
             EXPECT_EQ(sha256(path), sha256(plain / output)) << output;
         }
         EXPECT_FALSE(fs::exists(mount + "/.iosig-0/" + job)) << "staging directory left behind";
-        const Result again = run({iosig_binary().string(), "finalize", "--job", job, "--state", state.string()}, under);
+        const Result again = run(
+            {iosig_binary().string(), "finalize", "--job", job, "--state", state.string()}, under);
         EXPECT_EQ(again.status, 0) << "finalize is not idempotent: " << again.out << again.err;
     }
 };
 
-void with_source(const fs::path& dir) { write_data(dir / "src.bin", 3u << 20); }
+void with_source(const fs::path& dir) {
+    write_data(dir / "src.bin", 3u << 20);
+}
 
-TEST_F(RealPrograms, Cp) { check({"cp", {"cp", "src.bin", "out/copy.bin"}, {"out/copy.bin"}, with_source}); }
+TEST_F(RealPrograms, Cp) {
+    check({"cp", {"cp", "src.bin", "out/copy.bin"}, {"out/copy.bin"}, with_source});
+}
 
 TEST_F(RealPrograms, DdBuffered) {
-    check({"dd", {"dd", "if=src.bin", "of=out/dd.bin", "bs=64k", "status=none"}, {"out/dd.bin"}, with_source});
+    check({"dd",
+           {"dd", "if=src.bin", "of=out/dd.bin", "bs=64k", "status=none"},
+           {"out/dd.bin"},
+           with_source});
 }
 
 TEST_F(RealPrograms, DdDirect) {
-    check({"dd-direct", {"dd", "if=src.bin", "of=out/direct.bin", "bs=1M", "oflag=direct", "status=none"},
-           {"out/direct.bin"}, with_source});
+    check({"dd-direct",
+           {"dd", "if=src.bin", "of=out/direct.bin", "bs=1M", "oflag=direct", "status=none"},
+           {"out/direct.bin"},
+           with_source});
 }
 
 TEST_F(RealPrograms, TarExtract) {
@@ -135,20 +159,25 @@ TEST_F(RealPrograms, TarExtract) {
 }
 
 TEST_F(RealPrograms, Gzip) {
-    check({"gzip", {"gzip", "-n", "-k", "out/data.bin"}, {"out/data.bin.gz"},
+    check({"gzip",
+           {"gzip", "-n", "-k", "out/data.bin"},
+           {"out/data.bin.gz"},
            [](const fs::path& dir) { write_data(dir / "out" / "data.bin", 1u << 20); }});
 }
 
 TEST_F(RealPrograms, Sqlite3DatabaseAndJournal) {
     std::string statements;
     for (int i = 0; i < 20; ++i)
-        statements += "insert into t values(" + std::to_string(i) + ", '" + std::string(100 + i, 'x') + "');";
+        statements +=
+            "insert into t values(" + std::to_string(i) + ", '" + std::string(100 + i, 'x') + "');";
     check({"sqlite3",
-           {"sqlite3", "out/db.sqlite", "create table t(a integer, b text);" + statements + "select count(*) from t;"},
+           {"sqlite3", "out/db.sqlite",
+            "create table t(a integer, b text);" + statements + "select count(*) from t;"},
            {"out/db.sqlite"}});
     // Every transaction created and deleted a rollback journal: none is left, neither beside the
     // database nor in the staging directory (check() saw that directory removed by finalize).
-    EXPECT_FALSE(fs::exists(fs::path(IOSIG_BINARY_DIR) / "preload-e2e/real-sqlite3/iosig/out/db.sqlite-journal"));
+    EXPECT_FALSE(fs::exists(fs::path(IOSIG_BINARY_DIR) /
+                            "preload-e2e/real-sqlite3/iosig/out/db.sqlite-journal"));
 }
 
 TEST_F(RealPrograms, Python3) {
@@ -166,20 +195,26 @@ TEST_F(RealPrograms, Python3) {
 }
 
 TEST_F(RealPrograms, CxxOfstream) {
-    check({"ofstream", {program("ofstream").string(), "out/lines.txt", "20000"}, {"out/lines.txt"}, {}, false});
+    check({"ofstream",
+           {program("ofstream").string(), "out/lines.txt", "20000"},
+           {"out/lines.txt"},
+           {},
+           false});
 }
 
 TEST_F(RealPrograms, EightThreadsCreatingFiles) {
     std::vector<std::string> outputs;
     for (int t = 0; t < 8; ++t)
-        for (int n = 0; n < 4; ++n) outputs.push_back("out/t" + std::to_string(t) + "-" + std::to_string(n) + ".dat");
+        for (int n = 0; n < 4; ++n)
+            outputs.push_back("out/t" + std::to_string(t) + "-" + std::to_string(n) + ".dat");
     check({"threads", {program("threads").string(), "out", "4", "20000"}, outputs, {}, false});
 }
 
 TEST_F(RealPrograms, ForkExecShellPipeline) {
     check({"pipeline",
            {"/bin/sh", "-c",
-            "seq 1 200000 | gzip -n > out/nums.gz && gzip -dc out/nums.gz | sort -r > out/sorted.txt"},
+            "seq 1 200000 | gzip -n > out/nums.gz && gzip -dc out/nums.gz | sort -r > "
+            "out/sorted.txt"},
            {"out/nums.gz", "out/sorted.txt"}});
 }
 

@@ -1,5 +1,9 @@
 #include "support.hpp"
 
+#include "iosig/node_yaml.hpp"
+#include "iosig/selection.hpp"
+#include "iosig/signature.hpp"
+
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -14,10 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "iosig/node_yaml.hpp"
-#include "iosig/selection.hpp"
-#include "iosig/signature.hpp"
-
 extern char** environ;
 
 namespace iosig::e2e {
@@ -27,13 +27,15 @@ std::string slurp_fd(int fd) {
     std::string text;
     std::array<char, 4096> buffer{};
     ssize_t n;
-    while ((n = read(fd, buffer.data(), buffer.size())) > 0) text.append(buffer.data(), static_cast<std::size_t>(n));
+    while ((n = read(fd, buffer.data(), buffer.size())) > 0)
+        text.append(buffer.data(), static_cast<std::size_t>(n));
     return text;
 }
 
 } // namespace
 
-Result run(const std::vector<std::string>& argv, const fs::path& cwd, const std::map<std::string, std::string>& env) {
+Result run(const std::vector<std::string>& argv, const fs::path& cwd,
+           const std::map<std::string, std::string>& env) {
     std::vector<std::string> environment;
     for (char** e = environ; *e; ++e) {
         const std::string entry(*e);
@@ -41,11 +43,14 @@ Result run(const std::vector<std::string>& argv, const fs::path& cwd, const std:
         if (eq != std::string::npos && env.count(entry.substr(0, eq))) continue;
         environment.push_back(entry);
     }
-    for (const auto& [k, v] : env) environment.push_back(k + "=" + v);
+    for (const auto& [k, v] : env)
+        environment.push_back(k + "=" + v);
     std::vector<char*> args, envp;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    for (const auto& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
+    for (const auto& e : environment)
+        envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
 
     char out_name[] = "/tmp/iosig-e2e-out-XXXXXX";
@@ -77,7 +82,8 @@ Result run(const std::vector<std::string>& argv, const fs::path& cwd, const std:
     return result;
 }
 
-Result shell(const std::string& command, const fs::path& cwd, const std::map<std::string, std::string>& env) {
+Result shell(const std::string& command, const fs::path& cwd,
+             const std::map<std::string, std::string>& env) {
     return run({"/bin/sh", "-c", command}, cwd, env);
 }
 
@@ -123,16 +129,22 @@ fs::path scratch(const std::string& name) {
     return dir;
 }
 
-fs::path iosig_binary() { return fs::path(IOSIG_BINARY_DIR) / "bin" / "iosig"; }
+fs::path iosig_binary() {
+    return fs::path(IOSIG_BINARY_DIR) / "bin" / "iosig";
+}
 
-fs::path program(const std::string& name) { return fs::path(IOSIG_E2E_PROGRAM_DIR) / name; }
+fs::path program(const std::string& name) {
+    return fs::path(IOSIG_E2E_PROGRAM_DIR) / name;
+}
 
 fs::path lab_dir() {
     const char* dir = std::getenv("IOSIG_LAB_DIR");
     return dir && *dir ? fs::path(dir) : fs::path();
 }
 
-fs::path lab_config() { return lab_dir() / "lab.yaml"; }
+fs::path lab_config() {
+    return lab_dir() / "lab.yaml";
+}
 
 std::string expected_mount(const fs::path& config, const std::string& signature) {
     const auto node = load_node_files({config});
@@ -162,7 +174,8 @@ Tmpfs::Tmpfs(const fs::path& where, const std::string& size, bool read_only) : p
     const std::string options = "size=" + size + ",mode=1777";
     mounted_ = mount("iosig-e2e", path_.c_str(), "tmpfs", 0, options.c_str()) == 0;
     if (mounted_ && read_only)
-        mounted_ = mount("iosig-e2e", path_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, options.c_str()) == 0;
+        mounted_ = mount("iosig-e2e", path_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY,
+                         options.c_str()) == 0;
 }
 
 Tmpfs::~Tmpfs() {
@@ -171,8 +184,8 @@ Tmpfs::~Tmpfs() {
     fs::remove(path_, ec);
 }
 
-void write_single_mount_node(const fs::path& file, const fs::path& mount, const std::string& capacity,
-                             bool is_volatile) {
+void write_single_mount_node(const fs::path& file, const fs::path& mount,
+                             const std::string& capacity, bool is_volatile) {
     std::ostringstream yaml;
     yaml << "node: {name: e2e}\n"
          << "devices:\n"

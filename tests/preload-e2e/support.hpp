@@ -12,7 +12,7 @@ namespace iosig::e2e {
 namespace fs = std::filesystem;
 
 struct Result {
-    int status = -1;  // exit status, 128 + signal if killed
+    int status = -1; // exit status, 128 + signal if killed
     std::string out;
     std::string err;
 };
@@ -20,11 +20,12 @@ struct Result {
 // Runs argv (execvp) in `cwd` with the environment plus `env`; captures stdout and stderr.
 Result run(const std::vector<std::string>& argv, const fs::path& cwd,
            const std::map<std::string, std::string>& env = {});
-Result shell(const std::string& command, const fs::path& cwd, const std::map<std::string, std::string>& env = {});
+Result shell(const std::string& command, const fs::path& cwd,
+             const std::map<std::string, std::string>& env = {});
 
-std::string sha256(const fs::path& file);  // hex, follows symlinks; "" if unreadable
+std::string sha256(const fs::path& file); // hex, follows symlinks; "" if unreadable
 bool is_link(const fs::path& path);
-bool is_plain_file(const fs::path& path);     // without following symlinks
+bool is_plain_file(const fs::path& path); // without following symlinks
 std::string link_target(const fs::path& path);
 void write_text(const fs::path& file, const std::string& text);
 std::string read_text(const fs::path& file);
@@ -34,7 +35,7 @@ fs::path scratch(const std::string& name);
 
 // The built tools.
 fs::path iosig_binary();
-fs::path program(const std::string& name);  // tests/preload-e2e test programs
+fs::path program(const std::string& name); // tests/preload-e2e test programs
 
 // The device lab the ctest fixture brought up ($IOSIG_LAB_DIR), or empty if there is none.
 fs::path lab_dir();
@@ -65,7 +66,7 @@ private:
 };
 
 // A one-mount node YAML for `mount` (a fast RAM-like device, local, volatile when `is_volatile`).
-void write_single_mount_node(const fs::path& file, const fs::path& mount, const std::string& capacity,
-                             bool is_volatile);
+void write_single_mount_node(const fs::path& file, const fs::path& mount,
+                             const std::string& capacity, bool is_volatile);
 
 } // namespace iosig::e2e

@@ -64,7 +64,8 @@ std::optional<Glob> Glob::compile(std::string_view pattern, GlobError* error) {
                 } else {
                     glob.tokens_.push_back({Kind::double_star});
                     i += 1;
-                    while (i + 1 < pattern.size() && pattern[i + 1] == '*') ++i;  // `***` = `**`
+                    while (i + 1 < pattern.size() && pattern[i + 1] == '*')
+                        ++i; // `***` = `**`
                 }
             } else {
                 glob.tokens_.push_back({Kind::star});
@@ -85,18 +86,20 @@ std::optional<Glob> Glob::compile(std::string_view pattern, GlobError* error) {
             for (; j < pattern.size() && (first || pattern[j] != ']'); ++j) {
                 first = false;
                 unsigned char lo = static_cast<unsigned char>(pattern[j]);
-                if (lo == '\\' && j + 1 < pattern.size()) lo = static_cast<unsigned char>(pattern[++j]);
+                if (lo == '\\' && j + 1 < pattern.size())
+                    lo = static_cast<unsigned char>(pattern[++j]);
                 unsigned char hi = lo;
                 if (j + 2 < pattern.size() && pattern[j + 1] == '-' && pattern[j + 2] != ']') {
                     hi = static_cast<unsigned char>(pattern[j + 2]);
                     j += 2;
                     if (hi < lo) return fail(j - 2, "character range is backwards");
                 }
-                for (unsigned v = lo; v <= hi; ++v) members.set(v);
+                for (unsigned v = lo; v <= hi; ++v)
+                    members.set(v);
             }
             if (j >= pattern.size()) return fail(i, "unclosed '[' in pattern");
             if (negate) members.flip();
-            members.reset('/');  // a class never matches the directory separator
+            members.reset('/'); // a class never matches the directory separator
             glob.classes_.push_back(members);
             glob.tokens_.push_back(
                 {Kind::char_class, 0, static_cast<std::uint16_t>(glob.classes_.size() - 1)});
@@ -126,8 +129,8 @@ bool Glob::matches(std::string_view path) const noexcept {
             if (kind == Kind::star || kind == Kind::double_star) {
                 set.set(i + 1);
             } else if (kind == Kind::directories_entry) {
-                set.set(i + 1);  // into the body
-                set.set(i + 2);  // or past it: no directory at all
+                set.set(i + 1); // into the body
+                set.set(i + 2); // or past it: no directory at all
             }
         }
     };
@@ -157,7 +160,7 @@ bool Glob::matches(std::string_view path) const noexcept {
                 next.set(i);
                 break;
             case Kind::directories_entry:
-                break;  // only epsilon moves
+                break; // only epsilon moves
             case Kind::directories_body:
                 next.set(i);
                 if (c == '/') next.set(i + 1);

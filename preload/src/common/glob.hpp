@@ -1,9 +1,11 @@
-// Path patterns of rule files: `*` and `?` stay inside one path component, `**` crosses directories,
-// `**/` also matches no directory at all, `[abc]`, `[a-z]`, `[!x]` are character classes and `\` escapes.
-// A pattern that does not start with `/` may match at any directory boundary (`*.tmp` = `**/*.tmp`).
+// Path patterns of rule files: `*` and `?` stay inside one path component, `**` crosses
+// directories,
+// `**/` also matches no directory at all, `[abc]`, `[a-z]`, `[!x]` are character classes and `\`
+// escapes. A pattern that does not start with `/` may match at any directory boundary (`*.tmp` =
+// `**/*.tmp`).
 //
-// Matching runs a compiled NFA over the text with a fixed-size state set on the stack: linear in the
-// path length, no backtracking blow-up, no allocation (it runs inside intercepted open calls).
+// Matching runs a compiled NFA over the text with a fixed-size state set on the stack: linear in
+// the path length, no backtracking blow-up, no allocation (it runs inside intercepted open calls).
 #pragma once
 
 #include <bitset>
@@ -17,7 +19,7 @@
 namespace iosig::preload {
 
 struct GlobError {
-    std::size_t offset = 0;  // into the pattern text
+    std::size_t offset = 0; // into the pattern text
     std::string message;
 };
 
@@ -39,7 +41,15 @@ public:
 private:
     // `**/` is two tokens: an entry that may skip it (zero directories) and a body that loops over
     // any character and leaves only after a '/'.
-    enum class Kind : std::uint8_t { literal, any_char, star, double_star, directories_entry, directories_body, char_class };
+    enum class Kind : std::uint8_t {
+        literal,
+        any_char,
+        star,
+        double_star,
+        directories_entry,
+        directories_body,
+        char_class
+    };
     struct Token {
         Kind kind;
         unsigned char ch = 0;

@@ -96,7 +96,8 @@ bool RecordWriter::finish() {
     const std::uint64_t sum = fnv1a64({buffer_, size_});
     char text[18];
     text[0] = '\t';
-    for (int i = 0; i < 16; ++i) text[1 + i] = hex_digits[(sum >> (60 - 4 * i)) & 15];
+    for (int i = 0; i < 16; ++i)
+        text[1 + i] = hex_digits[(sum >> (60 - 4 * i)) & 15];
     text[17] = '\n';
     raw({text, sizeof text});
     return !overflow_;
@@ -124,7 +125,7 @@ std::optional<JournalRecord> parse_record(std::string_view line) {
     while (true) {
         const auto tab = body.find('\t', start);
         parts.push_back(body.substr(start, tab == std::string_view::npos ? std::string_view::npos
-                                                                          : tab - start));
+                                                                         : tab - start));
         if (tab == std::string_view::npos) break;
         start = tab + 1;
     }
@@ -150,7 +151,8 @@ JournalContents parse_journal(std::string_view text) {
     while (start < text.size()) {
         const auto newline = text.find('\n', start);
         if (newline == std::string_view::npos) {
-            ++contents.damaged_lines;  // torn tail: the write that would have ended it never completed
+            ++contents
+                  .damaged_lines; // torn tail: the write that would have ended it never completed
             break;
         }
         if (auto record = parse_record(text.substr(start, newline - start)))

@@ -1,5 +1,5 @@
-// The per-job journal: one line per record, appended with a single write(2) by any process of the job
-// and made durable with fdatasync before the action it announces (docs/preload.md, "Journal").
+// The per-job journal: one line per record, appended with a single write(2) by any process of the
+// job and made durable with fdatasync before the action it announces (docs/preload.md, "Journal").
 //
 //   iosig1 <TAB> TYPE <TAB> time_ns <TAB> pid <TAB> run <TAB> field... <TAB> checksum <LF>
 //
@@ -18,14 +18,15 @@
 namespace iosig::preload {
 
 enum class RecordType : char {
-    run_begin = 'B',   // fields: command line
-    redirect = 'R',    // staged, original, mount, persistence, global, keep_global, source, sig, why
-    moved = 'M',       // staged, new original path (a rename of the symlink)
-    deleted = 'D',     // staged (the program deleted the file: symlink and data)
-    abandoned = 'A',   // staged (the path appeared meanwhile: staged file removed, original call made)
-    migrated = 'X',    // staged, original (destination filled up: the data now lives at original)
-    run_end = 'E',     // exit status
-    finalized = 'F',   // staged, outcome (home | deleted | kept)
+    run_begin = 'B', // fields: command line
+    redirect = 'R',  // staged, original, mount, persistence, global, keep_global, source, sig, why
+    moved = 'M',     // staged, new original path (a rename of the symlink)
+    deleted = 'D',   // staged (the program deleted the file: symlink and data)
+    abandoned =
+        'A',        // staged (the path appeared meanwhile: staged file removed, original call made)
+    migrated = 'X', // staged, original (destination filled up: the data now lives at original)
+    run_end = 'E',  // exit status
+    finalized = 'F', // staged, outcome (home | deleted | kept)
 };
 
 // persistence field of a redirect record
@@ -59,14 +60,14 @@ struct JournalRecord {
     std::int64_t time_ns = 0;
     long pid = 0;
     std::string run;
-    std::vector<std::string> fields;  // after the common ones, unescaped
+    std::vector<std::string> fields; // after the common ones, unescaped
 
-    const std::string& at(std::size_t i) const;  // "" when absent
+    const std::string& at(std::size_t i) const; // "" when absent
 };
 
 struct JournalContents {
     std::vector<JournalRecord> records;
-    std::size_t damaged_lines = 0;  // checksum mismatch or torn tail: ignored
+    std::size_t damaged_lines = 0; // checksum mismatch or torn tail: ignored
 };
 
 std::optional<JournalRecord> parse_record(std::string_view line);

@@ -67,9 +67,12 @@ std::string staging_user_dir_name(uid_t uid) {
 
 std::string staging_job_dir(std::string_view mount, uid_t uid, std::string_view job) {
     std::string dir(mount);
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    if (dir != "/") dir += '/';
-    else dir = "/";
+    while (dir.size() > 1 && dir.back() == '/')
+        dir.pop_back();
+    if (dir != "/")
+        dir += '/';
+    else
+        dir = "/";
     return dir + staging_user_dir_name(uid) + "/" + std::string(job);
 }
 
@@ -78,7 +81,8 @@ bool contains_staging_component(std::string_view path) noexcept {
     while ((at = path.find("/.iosig-", at)) != std::string_view::npos) {
         std::size_t i = at + 8;
         const std::size_t digits_start = i;
-        while (i < path.size() && path[i] >= '0' && path[i] <= '9') ++i;
+        while (i < path.size() && path[i] >= '0' && path[i] <= '9')
+            ++i;
         if (i > digits_start && (i == path.size() || path[i] == '/')) return true;
         at += 1;
     }

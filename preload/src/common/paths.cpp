@@ -28,9 +28,11 @@ namespace {
 bool append_components(std::string_view text, PathBuffer& out) {
     std::size_t i = 0;
     while (i < text.size()) {
-        while (i < text.size() && text[i] == '/') ++i;
+        while (i < text.size() && text[i] == '/')
+            ++i;
         std::size_t end = i;
-        while (end < text.size() && text[end] != '/') ++end;
+        while (end < text.size() && text[end] != '/')
+            ++end;
         const std::string_view component = text.substr(i, end - i);
         i = end;
         if (component.empty() || component == ".") continue;
@@ -73,7 +75,8 @@ bool absolute_path(int dirfd, const char* path, PathBuffer& out) noexcept {
 }
 
 bool is_within(std::string_view path, std::string_view prefix) noexcept {
-    while (prefix.size() > 1 && prefix.back() == '/') prefix.remove_suffix(1);
+    while (prefix.size() > 1 && prefix.back() == '/')
+        prefix.remove_suffix(1);
     if (prefix == "/") return !path.empty() && path.front() == '/';
     if (path.size() < prefix.size() || path.substr(0, prefix.size()) != prefix) return false;
     return path.size() == prefix.size() || path[prefix.size()] == '/';

@@ -1,4 +1,5 @@
-// Path arithmetic that runs inside intercepted calls: fixed-size buffers, no allocation, no exceptions.
+// Path arithmetic that runs inside intercepted calls: fixed-size buffers, no allocation, no
+// exceptions.
 #pragma once
 
 #include <climits>
@@ -31,8 +32,9 @@ private:
     std::size_t size_ = 0;
 };
 
-// `base` (absolute) joined with `path` (absolute or relative) and normalized lexically: `//` and `.`
-// removed, `..` drops the previous component (symlinks are not resolved). false if it does not fit.
+// `base` (absolute) joined with `path` (absolute or relative) and normalized lexically: `//` and
+// `.` removed, `..` drops the previous component (symlinks are not resolved). false if it does not
+// fit.
 bool join_normalized(std::string_view base, std::string_view path, PathBuffer& out) noexcept;
 
 // Absolute normalized form of `path` as open/openat(dirfd, ...) would resolve its starting point:

@@ -1,5 +1,7 @@
 #include "rules.hpp"
 
+#include "iosig/units.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -7,13 +9,11 @@
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
-#include "iosig/units.hpp"
-
 namespace iosig::preload {
 
 const Rule* RuleSet::match(std::string_view path) const noexcept {
     for (const Rule& rule : rules_)
-        if (rule.pattern.matches(path)) return &rule;  // sorted most specific first
+        if (rule.pattern.matches(path)) return &rule; // sorted most specific first
     return nullptr;
 }
 
@@ -58,21 +58,26 @@ public:
         }
         for (const auto& entry : root) {
             const auto key = entry.first.as<std::string>();
-            if (key == "sigdefs") parse_sigdefs(entry.second);
-            else if (key == "exclude") parse_excludes(entry.second);
-            else if (key == "options") parse_options(entry.second);
+            if (key == "sigdefs")
+                parse_sigdefs(entry.second);
+            else if (key == "exclude")
+                parse_excludes(entry.second);
+            else if (key == "options")
+                parse_options(entry.second);
             else if (key != "rules")
-                warning(entry.first, "unknown key `" + key + "` (expected rules, sigdefs, exclude, options)");
+                warning(entry.first,
+                        "unknown key `" + key + "` (expected rules, sigdefs, exclude, options)");
         }
         if (const auto rules = root["rules"]; !rules) {
             error(root, "missing `rules:` list");
         } else if (!rules.IsSequence()) {
             error(rules, "`rules:` must be a list of {match, sig} entries");
         } else {
-            for (const auto& rule : rules) parse_rule(rule);
+            for (const auto& rule : rules)
+                parse_rule(rule);
         }
-        // Most specific first; file order breaks ties (std::sort with the index as last key: libstdc++'s
-        // stable_sort trips clang's deprecation of get_temporary_buffer).
+        // Most specific first; file order breaks ties (std::sort with the index as last key:
+        // libstdc++'s stable_sort trips clang's deprecation of get_temporary_buffer).
         std::sort(set_.rules_.begin(), set_.rules_.end(), [](const Rule& a, const Rule& b) {
             if (a.pattern.literal_count() != b.pattern.literal_count())
                 return a.pattern.literal_count() > b.pattern.literal_count();
@@ -130,7 +135,8 @@ private:
                 error(where, "sigdef `" + name + "` is defined twice");
         };
         if (node.IsMap()) {
-            for (const auto& entry : node) define(entry.first, entry.first.as<std::string>(), entry.second);
+            for (const auto& entry : node)
+                define(entry.first, entry.first.as<std::string>(), entry.second);
         } else if (node.IsSequence()) {
             // - "sigdef NAME params"
             for (const auto& item : node) {
@@ -160,8 +166,10 @@ private:
             const auto text = scalar(item, "an exclude pattern");
             if (!text) continue;
             GlobError glob_error;
-            if (auto glob = Glob::compile(*text, &glob_error)) set_.excludes_.push_back(std::move(*glob));
-            else error(item, glob_error.message, glob_error.offset);
+            if (auto glob = Glob::compile(*text, &glob_error))
+                set_.excludes_.push_back(std::move(*glob));
+            else
+                error(item, glob_error.message, glob_error.offset);
         }
     }
 
@@ -173,17 +181,23 @@ private:
             if (key == "keep_global") {
                 const auto text = scalar(value, "keep_global");
                 if (!text) continue;
-                if (*text == "true" || *text == "yes") set_.options_.keep_global = true;
-                else if (*text == "false" || *text == "no") set_.options_.keep_global = false;
-                else error(value, "keep_global must be true or false");
+                if (*text == "true" || *text == "yes")
+                    set_.options_.keep_global = true;
+                else if (*text == "false" || *text == "no")
+                    set_.options_.keep_global = false;
+                else
+                    error(value, "keep_global must be true or false");
             } else if (key == "min_free") {
                 const auto text = scalar(value, "min_free");
                 if (!text) continue;
                 const auto size = parse_size(*text);
-                if (!size) error(value, "min_free: " + size.error.message, size.error.offset);
-                else set_.options_.min_free = *size.value;
+                if (!size)
+                    error(value, "min_free: " + size.error.message, size.error.offset);
+                else
+                    set_.options_.min_free = *size.value;
             } else {
-                warning(entry.first, "unknown option `" + key + "` (expected keep_global, min_free)");
+                warning(entry.first,
+                        "unknown option `" + key + "` (expected keep_global, min_free)");
             }
         }
     }
@@ -217,8 +231,9 @@ private:
 
     RulesLoadResult finish() {
         if (!failed_) result_.rules = std::move(set_);
-        std::vector<ConfigDiagnostic> ordered;  // errors first, each kind in file order
-        for (auto severity : {ConfigDiagnostic::Severity::error, ConfigDiagnostic::Severity::warning})
+        std::vector<ConfigDiagnostic> ordered; // errors first, each kind in file order
+        for (auto severity :
+             {ConfigDiagnostic::Severity::error, ConfigDiagnostic::Severity::warning})
             for (auto& d : result_.diagnostics)
                 if (d.severity == severity) ordered.push_back(std::move(d));
         result_.diagnostics = std::move(ordered);
@@ -235,7 +250,8 @@ RulesLoadResult load_rules_text(std::string_view text, std::string_view name) {
         return RulesParser(std::string(name)).parse(text);
     } catch (const std::exception& e) {
         RulesLoadResult result;
-        result.diagnostics.push_back({ConfigDiagnostic::Severity::error, {std::string(name), 0, 0}, e.what()});
+        result.diagnostics.push_back(
+            {ConfigDiagnostic::Severity::error, {std::string(name), 0, 0}, e.what()});
         return result;
     }
 }
@@ -244,9 +260,10 @@ RulesLoadResult load_rules_file(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) {
         RulesLoadResult result;
-        result.diagnostics.push_back({ConfigDiagnostic::Severity::error,
-                                      {file.string(), 0, 0},
-                                      "cannot read the rules file: " + std::string(std::strerror(errno))});
+        result.diagnostics.push_back(
+            {ConfigDiagnostic::Severity::error,
+             {file.string(), 0, 0},
+             "cannot read the rules file: " + std::string(std::strerror(errno))});
         return result;
     }
     std::ostringstream text;

@@ -11,9 +11,13 @@
 //       sig: "ckpt totalsize(20G)"
 //     - match: "*.log"           # no sig: statistics only (and `iosig report --suggest`)
 //
-// The most specific matching rule wins: most literal characters, then fewest wildcards, then the one
-// written first. Errors name file:line:col.
+// The most specific matching rule wins: most literal characters, then fewest wildcards, then the
+// one written first. Errors name file:line:col.
 #pragma once
+
+#include "glob.hpp"
+#include "iosig/node_yaml.hpp"
+#include "iosig/signature.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -22,18 +26,14 @@
 #include <string_view>
 #include <vector>
 
-#include "glob.hpp"
-#include "iosig/node_yaml.hpp"
-#include "iosig/signature.hpp"
-
 namespace iosig::preload {
 
 struct Rule {
     Glob pattern;
-    std::optional<Signature> signature;  // nullopt: track only
-    std::string signature_text;          // canonical form of `signature`
-    SourceLocation where;                // of the `match:` value
-    std::size_t index = 0;               // position in the file (0-based)
+    std::optional<Signature> signature; // nullopt: track only
+    std::string signature_text;         // canonical form of `signature`
+    SourceLocation where;               // of the `match:` value
+    std::size_t index = 0;              // position in the file (0-based)
 };
 
 struct RuleOptions {
@@ -47,7 +47,7 @@ public:
     const Rule* match(std::string_view path) const noexcept;
     bool excluded(std::string_view path) const noexcept;
 
-    const std::vector<Rule>& rules() const { return rules_; }  // most specific first
+    const std::vector<Rule>& rules() const { return rules_; } // most specific first
     const std::vector<Glob>& excludes() const { return excludes_; }
     const RuleOptions& options() const { return options_; }
     const SigdefTable& sigdefs() const { return sigdefs_; }
@@ -63,8 +63,8 @@ private:
 };
 
 struct RulesLoadResult {
-    std::optional<RuleSet> rules;                // set iff no error
-    std::vector<ConfigDiagnostic> diagnostics;   // errors, then warnings
+    std::optional<RuleSet> rules;              // set iff no error
+    std::vector<ConfigDiagnostic> diagnostics; // errors, then warnings
     bool ok() const { return rules.has_value(); }
     // All diagnostics, one per line, "file:line:col: error: message".
     std::string message() const;

@@ -1,9 +1,9 @@
 #include "decide.hpp"
 
+#include "log.hpp"
+
 #include <cstring>
 #include <fcntl.h>
-
-#include "log.hpp"
 
 namespace iosig::shim {
 namespace {
@@ -48,8 +48,9 @@ bool decide(Process& p, int dirfd, const char* path, bool creating, const char* 
             intent.source = "pragma";
             return true;
         }
-        warn(Cause::bad_signature, "the signature \"%s\" does not parse (%s): using the rules instead",
-             runtime_signature, parsed.errors.empty() ? "?" : parsed.errors.front().message.c_str());
+        warn(Cause::bad_signature,
+             "the signature \"%s\" does not parse (%s): using the rules instead", runtime_signature,
+             parsed.errors.empty() ? "?" : parsed.errors.front().message.c_str());
     }
     if (intent.rule == nullptr && any_prepared) {
         std::string text;
@@ -78,19 +79,38 @@ int flags_from_fopen_mode(const char* mode) noexcept {
     if (mode == nullptr) return -1;
     int flags = 0;
     switch (mode[0]) {
-    case 'r': flags = O_RDONLY; break;
-    case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
-    case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
-    default: return -1;
+    case 'r':
+        flags = O_RDONLY;
+        break;
+    case 'w':
+        flags = O_WRONLY | O_CREAT | O_TRUNC;
+        break;
+    case 'a':
+        flags = O_WRONLY | O_CREAT | O_APPEND;
+        break;
+    default:
+        return -1;
     }
     for (const char* c = mode + 1; *c != '\0'; ++c) {
         switch (*c) {
-        case '+': flags = (flags & ~O_ACCMODE) | O_RDWR; break;
-        case 'x': flags |= O_EXCL; break;
-        case 'e': flags |= O_CLOEXEC; break;
-        case 'b': case 't': case 'm': case 'c': break;
-        case ',': return -1;  // ",ccs=": a wide-character encoding, left entirely to glibc
-        default: break;
+        case '+':
+            flags = (flags & ~O_ACCMODE) | O_RDWR;
+            break;
+        case 'x':
+            flags |= O_EXCL;
+            break;
+        case 'e':
+            flags |= O_CLOEXEC;
+            break;
+        case 'b':
+        case 't':
+        case 'm':
+        case 'c':
+            break;
+        case ',':
+            return -1; // ",ccs=": a wide-character encoding, left entirely to glibc
+        default:
+            break;
         }
     }
     return flags;

@@ -3,26 +3,27 @@
 // creates the file.
 #pragma once
 
-#include <fcntl.h>
-#include <optional>
-#include <string>
-
 #include "../common/paths.hpp"
 #include "iosig/signature.hpp"
 #include "process.hpp"
 
+#include <fcntl.h>
+#include <optional>
+#include <string>
+
 namespace iosig::shim {
 
 struct Intent {
-    preload::PathBuffer path;  // absolute, lexically normalized
+    preload::PathBuffer path; // absolute, lexically normalized
     const preload::Rule* rule = nullptr;
     std::optional<Signature> signature;
-    std::string signature_text;  // canonical
+    std::string signature_text; // canonical
     const char* source = "rule";
-    bool creating = false;  // the call would create the file if it does not exist
+    bool creating = false; // the call would create the file if it does not exist
 };
 
-// true if a path can never concern iosig (checked before initialisation: /proc, /sys, /dev, /etc, /usr).
+// true if a path can never concern iosig (checked before initialisation: /proc, /sys, /dev, /etc,
+// /usr).
 bool builtin_excluded(const char* path) noexcept;
 
 // false: not tracked, make the original call and forget it. `runtime_signature` may be nullptr.

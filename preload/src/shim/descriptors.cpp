@@ -1,17 +1,17 @@
 // Descriptor bookkeeping for tracked files: close, dup, fsync. A file's close time and size are
 // taken when its last descriptor goes.
+#include "../common/paths.hpp"
+#include "io_util.hpp"
+#include "real.h"
+#include "shim.h"
+#include "stats.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "../common/paths.hpp"
-#include "io_util.hpp"
-#include "real.h"
-#include "shim.h"
-#include "stats.hpp"
 
 namespace iosig::shim {
 namespace {
@@ -54,7 +54,8 @@ IOSIG_HIDDEN void iosig_fd_closing(int fd) {
 IOSIG_HIDDEN void iosig_fd_range_closing(unsigned lowest, unsigned highest) {
     const unsigned last = std::min<unsigned>(highest, IOSIG_MAX_FD - 1);
     for (unsigned fd = lowest; fd <= last; ++fd)
-        if (__atomic_load_n(&iosig_slots[fd], __ATOMIC_RELAXED) != nullptr) release(static_cast<int>(fd), false);
+        if (__atomic_load_n(&iosig_slots[fd], __ATOMIC_RELAXED) != nullptr)
+            release(static_cast<int>(fd), false);
 }
 
 IOSIG_HIDDEN void iosig_fd_duplicated(int oldfd, int newfd) {
@@ -62,7 +63,8 @@ IOSIG_HIDDEN void iosig_fd_duplicated(int oldfd, int newfd) {
     iosig_file* file = iosig_tracked_fd(oldfd);
     if (file != nullptr) file->open_descriptors.fetch_add(1, std::memory_order_relaxed);
     iosig_file* previous = __atomic_exchange_n(&iosig_slots[newfd], file, __ATOMIC_ACQ_REL);
-    if (previous != nullptr && previous->open_descriptors.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    if (previous != nullptr &&
+        previous->open_descriptors.fetch_sub(1, std::memory_order_acq_rel) == 1)
         last_descriptor_gone(*previous, -1);
 }
 

@@ -1,5 +1,11 @@
 #include "inherit.hpp"
 
+#include "../common/layout.hpp"
+#include "io_util.hpp"
+#include "real.h"
+#include "shim.h"
+#include "stats.hpp"
+
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -9,12 +15,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include "../common/layout.hpp"
-#include "io_util.hpp"
-#include "real.h"
-#include "shim.h"
-#include "stats.hpp"
 
 namespace iosig::shim {
 namespace {

@@ -1,5 +1,7 @@
 #include "io_util.hpp"
 
+#include "real.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -9,12 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "real.h"
-
 namespace iosig::shim {
 
 int internal_fd_floor() {
-    static int floor = 0;  // benign race: every thread computes the same value
+    static int floor = 0; // benign race: every thread computes the same value
     if (floor == 0) {
         rlimit limit{};
         long soft = 1024;
@@ -28,8 +28,9 @@ int internal_fd_floor() {
 
 int to_internal_fd(int fd) {
     if (fd < 0 || fd >= internal_fd_floor()) return fd;
-    const int high = IOSIG_REAL(fcntl)(fd, F_DUPFD_CLOEXEC, static_cast<unsigned long>(internal_fd_floor()));
-    if (high < 0) return fd;  // no high number free: the low one still works
+    const int high =
+        IOSIG_REAL(fcntl)(fd, F_DUPFD_CLOEXEC, static_cast<unsigned long>(internal_fd_floor()));
+    if (high < 0) return fd; // no high number free: the low one still works
     IOSIG_REAL(close)(fd);
     return high;
 }

@@ -1,5 +1,9 @@
 #include "log.hpp"
 
+#include "io_util.hpp"
+#include "real.h"
+#include "shim.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -10,17 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io_util.hpp"
-#include "real.h"
-#include "shim.h"
-
 namespace iosig::shim {
 namespace {
 
 constexpr const char* cause_names[] = {
-    "bad-rules", "no-config",    "bad-config", "bad-signature",  "no-mount",
-    "staging",   "destination",  "destination-full", "journal",  "fd-limit",
-    "too-many-files", "relocation", "report",   "internal",
+    "bad-rules",      "no-config",   "bad-config",       "bad-signature", "no-mount",
+    "staging",        "destination", "destination-full", "journal",       "fd-limit",
+    "too-many-files", "relocation",  "report",           "internal",
 };
 static_assert(sizeof cause_names / sizeof cause_names[0] == static_cast<unsigned>(Cause::count));
 
@@ -52,7 +52,8 @@ bool first_in_job(Cause cause) {
                                 cause_names[static_cast<unsigned>(cause)]);
     if (n <= 0 || static_cast<std::size_t>(n) >= sizeof path) return true;
     make_directories(marker_dir, 0700);
-    const int fd = IOSIG_REAL(open)(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    const int fd =
+        IOSIG_REAL(open)(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0) {
         IOSIG_REAL(close)(fd);
         return true;
@@ -62,10 +63,11 @@ bool first_in_job(Cause cause) {
 
 void vformat_and_emit(const char* prefix, const char* format, va_list args) {
     char text[2048];
-    int length = std::snprintf(text, sizeof text, "iosig[%d]: %s", static_cast<int>(getpid()), prefix);
+    int length =
+        std::snprintf(text, sizeof text, "iosig[%d]: %s", static_cast<int>(getpid()), prefix);
     if (length < 0) return;
-    const int body = std::vsnprintf(text + length, sizeof text - static_cast<std::size_t>(length) - 1,
-                                    format, args);
+    const int body = std::vsnprintf(
+        text + length, sizeof text - static_cast<std::size_t>(length) - 1, format, args);
     if (body < 0) return;
     length = std::min<int>(length + body, static_cast<int>(sizeof text) - 2);
     text[length++] = '\n';
@@ -85,7 +87,8 @@ void reset_log_after_fork() {}
 void warn(Cause cause, const char* format, ...) {
     const int saved_errno = errno;
     const unsigned bit = 1U << static_cast<unsigned>(cause);
-    if ((warned_causes.fetch_or(bit, std::memory_order_relaxed) & bit) == 0 && first_in_job(cause)) {
+    if ((warned_causes.fetch_or(bit, std::memory_order_relaxed) & bit) == 0 &&
+        first_in_job(cause)) {
         ++iosig_reentry;
         va_list args;
         va_start(args, format);

@@ -1,13 +1,5 @@
 // The open entry points behind wrap_open.c and runtime_api.c: open family, stdio opens, mkstemp and
 // iosig_prepare_path. Each decides, maybe redirects, else makes the original call, and tracks.
-#include <cerrno>
-#include <climits>
-#include <cstring>
-#include <fcntl.h>
-#include <string>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "decide.hpp"
 #include "io_util.hpp"
 #include "log.hpp"
@@ -16,28 +8,47 @@
 #include "shim.h"
 #include "stats.hpp"
 
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fcntl.h>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace iosig::shim {
 namespace {
 
 int real_open(iosig_open_api api, int dirfd, const char* path, int flags, mode_t mode) {
     switch (api) {
-    case IOSIG_API_OPEN: return IOSIG_REAL(open)(path, flags, mode);
-    case IOSIG_API_OPEN64: return IOSIG_REAL(open64)(path, flags, mode);
-    case IOSIG_API_OPENAT: return IOSIG_REAL(openat)(dirfd, path, flags, mode);
-    case IOSIG_API_OPENAT64: return IOSIG_REAL(openat64)(dirfd, path, flags, mode);
-    case IOSIG_API_OPEN_2: return IOSIG_REAL(__open_2)(path, flags);
-    case IOSIG_API_OPEN64_2: return IOSIG_REAL(__open64_2)(path, flags);
-    case IOSIG_API_OPENAT_2: return IOSIG_REAL(__openat_2)(dirfd, path, flags);
-    case IOSIG_API_OPENAT64_2: return IOSIG_REAL(__openat64_2)(dirfd, path, flags);
-    case IOSIG_API_CREAT: return IOSIG_REAL(creat)(path, mode);
-    case IOSIG_API_CREAT64: return IOSIG_REAL(creat64)(path, mode);
+    case IOSIG_API_OPEN:
+        return IOSIG_REAL(open)(path, flags, mode);
+    case IOSIG_API_OPEN64:
+        return IOSIG_REAL(open64)(path, flags, mode);
+    case IOSIG_API_OPENAT:
+        return IOSIG_REAL(openat)(dirfd, path, flags, mode);
+    case IOSIG_API_OPENAT64:
+        return IOSIG_REAL(openat64)(dirfd, path, flags, mode);
+    case IOSIG_API_OPEN_2:
+        return IOSIG_REAL(__open_2)(path, flags);
+    case IOSIG_API_OPEN64_2:
+        return IOSIG_REAL(__open64_2)(path, flags);
+    case IOSIG_API_OPENAT_2:
+        return IOSIG_REAL(__openat_2)(dirfd, path, flags);
+    case IOSIG_API_OPENAT64_2:
+        return IOSIG_REAL(__openat64_2)(dirfd, path, flags);
+    case IOSIG_API_CREAT:
+        return IOSIG_REAL(creat)(path, mode);
+    case IOSIG_API_CREAT64:
+        return IOSIG_REAL(creat64)(path, mode);
     }
     return IOSIG_REAL(open)(path, flags, mode);
 }
 
 const char* api_name(iosig_open_api api) {
-    constexpr const char* names[] = {"open",       "open64",     "openat",       "openat64", "__open_2",
-                                     "__open64_2", "__openat_2", "__openat64_2", "creat",    "creat64"};
+    constexpr const char* names[] = {"open",     "open64",     "openat",     "openat64",
+                                     "__open_2", "__open64_2", "__openat_2", "__openat64_2",
+                                     "creat",    "creat64"};
     return names[static_cast<int>(api)];
 }
 
@@ -77,7 +88,7 @@ struct Decision {
     RedirectResult redirect;
     bool concerned = false;
     bool existed = true;
-    std::string earlier_staged;  // the path is a symlink to data an earlier redirection staged
+    std::string earlier_staged; // the path is a symlink to data an earlier redirection staged
     std::string earlier_mount;
 };
 
@@ -97,8 +108,8 @@ void find_earlier_redirection(const Process& p, int dirfd, const char* path, Dec
 }
 
 // Decide and redirect if asked (runs guarded).
-void decide_and_redirect(Process& p, Decision& d, int dirfd, const char* path, int flags, mode_t mode,
-                         bool creating, const char* signature) {
+void decide_and_redirect(Process& p, Decision& d, int dirfd, const char* path, int flags,
+                         mode_t mode, bool creating, const char* signature) {
     d.concerned = guarded([&] {
         if (!decide(p, dirfd, path, creating, signature, d.intent)) return false;
         if (creating) d.redirect = redirect_create(p, d.intent, dirfd, path, flags, mode);
@@ -116,10 +127,10 @@ void track(const Decision& d, int fd, const char* api, int flags) {
         const Intent& intent = d.intent;
         FileIdentity id;
         id.path = intent.path.c_str();
-        id.staged = d.redirect.redirected ? d.redirect.staged.c_str()
+        id.staged = d.redirect.redirected      ? d.redirect.staged.c_str()
                     : d.earlier_staged.empty() ? nullptr
                                                : d.earlier_staged.c_str();
-        id.mount = d.redirect.redirected ? d.redirect.mount.c_str()
+        id.mount = d.redirect.redirected     ? d.redirect.mount.c_str()
                    : d.earlier_mount.empty() ? nullptr
                                              : d.earlier_mount.c_str();
         id.rule = intent.rule ? intent.rule->pattern.text().c_str() : nullptr;
@@ -132,7 +143,8 @@ void track(const Decision& d, int fd, const char* api, int flags) {
         id.signature = intent.signature ? intent.signature_text.c_str() : nullptr;
         id.source = intent.source;
         std::string placement = d.redirect.placement;
-        if (!d.earlier_staged.empty()) placement = "redirected earlier: the data is on " + d.earlier_mount;
+        if (!d.earlier_staged.empty())
+            placement = "redirected earlier: the data is on " + d.earlier_mount;
         if (placement.empty())
             placement = !intent.signature ? "tracked (the rule gives no signature)"
                         : intent.creating ? "exists: not redirected"
@@ -153,7 +165,8 @@ int open_common(iosig_open_api api, const char* signature, int dirfd, const char
     Process* p = state_for(path);
     if (p == nullptr) return real_open(api, dirfd, path, flags, mode);
     Decision d;
-    decide_and_redirect(*p, d, dirfd, path, flags, mode, creates(flags) && !fortified(api), signature);
+    decide_and_redirect(*p, d, dirfd, path, flags, mode, creates(flags) && !fortified(api),
+                        signature);
     if (d.redirect.redirected) {
         track(d, d.redirect.fd, api_name(api), flags);
         errno = saved_errno;
@@ -211,9 +224,11 @@ FILE* fopen_common(int large, const char* signature, const char* path, const cha
 // freopen reopens by path: the staged file is prepared (symlink planted, descriptor closed) and the
 // real freopen follows the symlink. An 'x' in the mode is dropped since iosig just created the file
 // exclusively itself.
-FILE* freopen_common(int large, const char* signature, const char* path, const char* mode, FILE* stream) {
+FILE* freopen_common(int large, const char* signature, const char* path, const char* mode,
+                     FILE* stream) {
     auto real = [&](const char* m) {
-        return large ? IOSIG_REAL(freopen64)(path, m, stream) : IOSIG_REAL(freopen)(path, m, stream);
+        return large ? IOSIG_REAL(freopen64)(path, m, stream)
+                     : IOSIG_REAL(freopen)(path, m, stream);
     };
     if (stream != nullptr && iosig_tracked_stream(stream)) iosig_fd_closing(fileno(stream));
     const int saved_errno = errno;
@@ -246,27 +261,31 @@ using namespace iosig::shim;
 
 extern "C" {
 
-IOSIG_HIDDEN int iosig_open_call(iosig_open_api api, const char* signature, int dirfd, const char* path,
-                                 int flags, mode_t mode) {
+IOSIG_HIDDEN int iosig_open_call(iosig_open_api api, const char* signature, int dirfd,
+                                 const char* path, int flags, mode_t mode) {
     if (iosig_reentry) return real_open(api, dirfd, path, flags, mode);
     return open_common(api, signature, dirfd, path, flags, mode);
 }
 
-IOSIG_HIDDEN FILE* iosig_fopen_call(int large, const char* signature, const char* path, const char* mode) {
+IOSIG_HIDDEN FILE* iosig_fopen_call(int large, const char* signature, const char* path,
+                                    const char* mode) {
     if (iosig_reentry) return real_fopen(large, path, mode);
     return fopen_common(large, signature, path, mode);
 }
 
-IOSIG_HIDDEN FILE* iosig_freopen_call(int large, const char* signature, const char* path, const char* mode,
-                                      FILE* stream) {
+IOSIG_HIDDEN FILE* iosig_freopen_call(int large, const char* signature, const char* path,
+                                      const char* mode, FILE* stream) {
     if (iosig_reentry || path == nullptr) {
         if (stream != nullptr && iosig_tracked_stream(stream)) iosig_fd_closing(fileno(stream));
-        return large ? IOSIG_REAL(freopen64)(path, mode, stream) : IOSIG_REAL(freopen)(path, mode, stream);
+        return large ? IOSIG_REAL(freopen64)(path, mode, stream)
+                     : IOSIG_REAL(freopen)(path, mode, stream);
     }
     return freopen_common(large, signature, path, mode, stream);
 }
 
-IOSIG_HIDDEN FILE* iosig_fdopen_call(int fd, const char* mode) { return IOSIG_REAL(fdopen)(fd, mode); }
+IOSIG_HIDDEN FILE* iosig_fdopen_call(int fd, const char* mode) {
+    return IOSIG_REAL(fdopen)(fd, mode);
+}
 
 IOSIG_HIDDEN int iosig_fclose_call(FILE* stream) {
     iosig_file* file = iosig_tracked_stream(stream);
@@ -278,7 +297,8 @@ IOSIG_HIDDEN int iosig_fclose_call(FILE* stream) {
     const int result = IOSIG_REAL(fclose)(stream);
     const int error = errno;
     iosig_count_time(file, started);
-    if (position > 0 && static_cast<std::uint64_t>(position) > file->final_size.load(std::memory_order_relaxed))
+    if (position > 0 &&
+        static_cast<std::uint64_t>(position) > file->final_size.load(std::memory_order_relaxed))
         file->final_size.store(static_cast<std::uint64_t>(position), std::memory_order_relaxed);
     errno = error;
     return result;
@@ -305,13 +325,15 @@ IOSIG_HIDDEN int iosig_mkstemp_done(int fd, const char* path, int flags) {
     return result;
 }
 
-IOSIG_HIDDEN const char* iosig_prepare_path_call(const char* signature, const char* path, int flags) {
+IOSIG_HIDDEN const char* iosig_prepare_path_call(const char* signature, const char* path,
+                                                 int flags) {
     const int saved_errno = errno;
     Process* p = iosig_reentry ? nullptr : state_for(path);
     if (p == nullptr || signature == nullptr) return path;
     Decision d;
     // `flags` are the open flags the stream will use: only a stream that creates the file can be
-    // redirected; without O_CREAT the stream's own open must see exactly what it would without iosig.
+    // redirected; without O_CREAT the stream's own open must see exactly what it would without
+    // iosig.
     if (!creates(flags)) {
         errno = saved_errno;
         return path;

@@ -1,6 +1,14 @@
-// unlink/remove/rename on redirected files. The symlink stands for the file: deleting it deletes the
-// staged data too; renaming it moves the file (journaled, so finalize brings the data to the new
-// name); a rename that replaces a redirected file deletes that file's data.
+// unlink/remove/rename on redirected files. The symlink stands for the file: deleting it deletes
+// the staged data too; renaming it moves the file (journaled, so finalize brings the data to the
+// new name); a rename that replaces a redirected file deletes that file's data.
+#include "../common/paths.hpp"
+#include "journal.hpp"
+#include "log.hpp"
+#include "process.hpp"
+#include "real.h"
+#include "shim.h"
+#include "stats.hpp"
+
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -9,14 +17,6 @@
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "../common/paths.hpp"
-#include "journal.hpp"
-#include "log.hpp"
-#include "process.hpp"
-#include "real.h"
-#include "shim.h"
-#include "stats.hpp"
 
 namespace iosig::shim {
 namespace {
@@ -33,7 +33,8 @@ bool staged_target(const Process& p, int dirfd, const char* path, std::string& t
     const std::string needle = "/" + preload::staging_user_dir_name(p.uid) + "/";
     if (std::strstr(buffer, needle.c_str()) == nullptr) return false;
     struct stat staged{};
-    if (lstat(buffer, &staged) != 0 || !S_ISREG(staged.st_mode) || staged.st_uid != p.uid) return false;
+    if (lstat(buffer, &staged) != 0 || !S_ISREG(staged.st_mode) || staged.st_uid != p.uid)
+        return false;
     target = buffer;
     return true;
 }
@@ -47,7 +48,8 @@ std::string absolute(int dirfd, const char* path) {
 void mark_deleted(std::string_view path, std::string_view staged) {
     for_each_file([&](iosig_file& file) {
         const bool same_path = !path.empty() && file.id.path != nullptr && path == file.id.path;
-        const bool same_data = !staged.empty() && file.id.staged != nullptr && staged == file.id.staged;
+        const bool same_data =
+            !staged.empty() && file.id.staged != nullptr && staged == file.id.staged;
         if (same_path || same_data) file.deleted.store(true, std::memory_order_relaxed);
     });
 }
@@ -74,17 +76,24 @@ void guarded(F&& body) {
 
 int real_unlink(int api, int dirfd, const char* path, int flags) {
     switch (api) {
-    case IOSIG_REMOVE: return IOSIG_REAL(remove)(path);
-    case IOSIG_UNLINKAT: return IOSIG_REAL(unlinkat)(dirfd, path, flags);
-    default: return IOSIG_REAL(unlink)(path);
+    case IOSIG_REMOVE:
+        return IOSIG_REAL(remove)(path);
+    case IOSIG_UNLINKAT:
+        return IOSIG_REAL(unlinkat)(dirfd, path, flags);
+    default:
+        return IOSIG_REAL(unlink)(path);
     }
 }
 
-int real_rename(int api, int olddirfd, const char* oldpath, int newdirfd, const char* newpath, unsigned flags) {
+int real_rename(int api, int olddirfd, const char* oldpath, int newdirfd, const char* newpath,
+                unsigned flags) {
     switch (api) {
-    case IOSIG_RENAMEAT: return IOSIG_REAL(renameat)(olddirfd, oldpath, newdirfd, newpath);
-    case IOSIG_RENAMEAT2: return IOSIG_REAL(renameat2)(olddirfd, oldpath, newdirfd, newpath, flags);
-    default: return IOSIG_REAL(rename)(oldpath, newpath);
+    case IOSIG_RENAMEAT:
+        return IOSIG_REAL(renameat)(olddirfd, oldpath, newdirfd, newpath);
+    case IOSIG_RENAMEAT2:
+        return IOSIG_REAL(renameat2)(olddirfd, oldpath, newdirfd, newpath, flags);
+    default:
+        return IOSIG_REAL(rename)(oldpath, newpath);
     }
 }
 
@@ -127,8 +136,8 @@ IOSIG_HIDDEN int iosig_unlink_call(int dirfd, const char* path, int flags, int a
     return result;
 }
 
-IOSIG_HIDDEN int iosig_rename_call(int olddirfd, const char* oldpath, int newdirfd, const char* newpath,
-                                   unsigned flags, int api) {
+IOSIG_HIDDEN int iosig_rename_call(int olddirfd, const char* oldpath, int newdirfd,
+                                   const char* newpath, unsigned flags, int api) {
     Process* p = state_for(oldpath);
     if (p == nullptr || newpath == nullptr)
         return real_rename(api, olddirfd, oldpath, newdirfd, newpath, flags);
@@ -156,7 +165,8 @@ IOSIG_HIDDEN int iosig_rename_call(int olddirfd, const char* oldpath, int newdir
             IOSIG_REAL(unlink)(replaced.c_str());
             mark_deleted({}, replaced);
         }
-        if (!old_absolute.empty() && !new_absolute.empty()) mark_renamed(old_absolute, new_absolute);
+        if (!old_absolute.empty() && !new_absolute.empty())
+            mark_renamed(old_absolute, new_absolute);
     });
     errno = saved_errno;
     return result;

@@ -1,11 +1,5 @@
 #include "process.hpp"
 
-#include <cstdlib>
-#include <pthread.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
-
 #include "inherit.hpp"
 #include "iosig/node_yaml.hpp"
 #include "iosig/units.hpp"
@@ -13,6 +7,12 @@
 #include "report_writer.hpp"
 #include "shim.h"
 #include "stats.hpp"
+
+#include <cstdlib>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 extern "C" {
 IOSIG_HIDDEN __thread int iosig_reentry IOSIG_INITIAL_EXEC = 0;
@@ -27,7 +27,7 @@ constinit std::atomic<int> init_state{not_yet};
 constinit Process* instance = nullptr;
 constinit long loaded_pid = 0;
 constinit std::int64_t loaded_ns = 0;
-std::mutex init_mutex;  // constant-initialised (std::mutex has a constexpr constructor)
+std::mutex init_mutex; // constant-initialised (std::mutex has a constexpr constructor)
 
 std::string getenv_string(const char* name) {
     const char* value = std::getenv(name);
@@ -51,7 +51,8 @@ Process* build() {
     p->report_path = getenv_string(preload::env::report);
     if (p->report_path.empty()) p->report_path = p->layout.reports;
     p->log_path = getenv_string(preload::env::log);
-    configure_log(p->log_path.c_str(), p->layout.warned_dir.c_str(), env_flag(preload::env::verbose));
+    configure_log(p->log_path.c_str(), p->layout.warned_dir.c_str(),
+                  env_flag(preload::env::verbose));
 
     if (const auto rules_file = getenv_string(preload::env::rules); !rules_file.empty()) {
         auto loaded = preload::load_rules_file(rules_file);
@@ -93,7 +94,8 @@ std::vector<std::filesystem::path> config_files() {
         std::size_t start = 0;
         while (start <= list.size()) {
             const auto colon = list.find(':', start);
-            const auto item = list.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+            const auto item =
+                list.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
             if (!item.empty()) files.emplace_back(item);
             if (colon == std::string::npos) break;
             start = colon + 1;
@@ -101,7 +103,8 @@ std::vector<std::filesystem::path> config_files() {
         return files;
     }
     std::error_code ec;
-    if (std::filesystem::exists("/etc/iosig/node.yaml", ec)) files.emplace_back("/etc/iosig/node.yaml");
+    if (std::filesystem::exists("/etc/iosig/node.yaml", ec))
+        files.emplace_back("/etc/iosig/node.yaml");
     if (const auto home = getenv_string("HOME"); !home.empty()) {
         const std::filesystem::path user = home + "/.config/iosig/node.yaml";
         if (std::filesystem::exists(user, ec)) files.push_back(user);
@@ -111,10 +114,16 @@ std::vector<std::filesystem::path> config_files() {
 
 } // namespace
 
-long process_pid() { return loaded_pid; }
-std::int64_t process_start_ns() { return loaded_ns; }
+long process_pid() {
+    return loaded_pid;
+}
+std::int64_t process_start_ns() {
+    return loaded_ns;
+}
 
-bool process_initialized() { return init_state.load(std::memory_order_acquire) == ready; }
+bool process_initialized() {
+    return init_state.load(std::memory_order_acquire) == ready;
+}
 
 Process* process() {
     const int state = init_state.load(std::memory_order_acquire);
@@ -195,8 +204,9 @@ Placement place_locked(Process& p, const Signature& signature, std::uint64_t nee
             const auto free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
             mount.free_space = free_bytes;
             if (free_bytes < need) {
-                skipped += "; " + mount.path + ": only " + human_size(static_cast<double>(free_bytes)) +
-                           " free (needs " + human_size(static_cast<double>(need)) + ")";
+                skipped += "; " + mount.path + ": only " +
+                           human_size(static_cast<double>(free_bytes)) + " free (needs " +
+                           human_size(static_cast<double>(need)) + ")";
                 continue;
             }
         }
@@ -210,7 +220,8 @@ Placement place_locked(Process& p, const Signature& signature, std::uint64_t nee
         for (const auto& c : selection.candidates) {
             if (c.eligible || c.mount == nullptr) continue;
             placement.why += "; " + c.mount->path + ":";
-            for (const auto& e : c.exclusions) placement.why += " " + e.text;
+            for (const auto& e : c.exclusions)
+                placement.why += " " + e.text;
         }
         placement.why += skipped;
         return placement;
@@ -261,12 +272,13 @@ __attribute__((constructor)) static void iosig_loaded(void) {
             setenv(iosig::preload::env::run, job.c_str(), 0);
             const char* report = std::getenv(iosig::preload::env::report);
             const std::string report_path =
-                report && *report ? std::string(report)
-                                  : iosig::preload::job_layout(iosig::preload::default_state_dir(),
-                                                               iosig::preload::job_from_environment())
-                                        .reports;
-            remember_report_identity(std::getenv(iosig::preload::env::job), std::getenv(iosig::preload::env::run),
-                                     report_path.c_str());
+                report && *report
+                    ? std::string(report)
+                    : iosig::preload::job_layout(iosig::preload::default_state_dir(),
+                                                 iosig::preload::job_from_environment())
+                          .reports;
+            remember_report_identity(std::getenv(iosig::preload::env::job),
+                                     std::getenv(iosig::preload::env::run), report_path.c_str());
             pthread_atfork(fork_prepare, fork_parent, fork_child);
             if (job_inherited) adopt_inherited_descriptors(job);
         } catch (...) {
@@ -275,8 +287,12 @@ __attribute__((constructor)) static void iosig_loaded(void) {
     --iosig_reentry;
 }
 
-__attribute__((destructor)) static void iosig_unloading(void) { write_process_report(ReportMoment::exit); }
+__attribute__((destructor)) static void iosig_unloading(void) {
+    write_process_report(ReportMoment::exit);
+}
 
-IOSIG_HIDDEN void iosig_exiting(void) { write_process_report(ReportMoment::exit); }
+IOSIG_HIDDEN void iosig_exiting(void) {
+    write_process_report(ReportMoment::exit);
+}
 
 } // extern "C"

@@ -11,24 +11,24 @@
 // Any failure leaves no trace and hands the call back to the caller unchanged.
 #pragma once
 
-#include <string>
-#include <sys/types.h>
-
 #include "decide.hpp"
 #include "process.hpp"
+
+#include <string>
+#include <sys/types.h>
 
 namespace iosig::shim {
 
 struct RedirectResult {
     bool redirected = false;
-    int fd = -1;             // the staged file's descriptor when redirected
-    std::string staged;      // its path
-    std::string mount;       // the mount it is on
-    std::string placement;   // what happened, in words (for the report)
+    int fd = -1;           // the staged file's descriptor when redirected
+    std::string staged;    // its path
+    std::string mount;     // the mount it is on
+    std::string placement; // what happened, in words (for the report)
 };
 
-RedirectResult redirect_create(Process& p, const Intent& intent, int dirfd, const char* path, int flags,
-                               mode_t mode);
+RedirectResult redirect_create(Process& p, const Intent& intent, int dirfd, const char* path,
+                               int flags, mode_t mode);
 
 // mkstemp family: `placeholder` was just created at intent.path by the real call and nobody else
 // knows its name; on success the symlink replaces it and the caller closes `placeholder`.

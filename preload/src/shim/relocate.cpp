@@ -1,21 +1,12 @@
 // ENOSPC in the middle of a redirected file (docs/preload.md, "When a destination fills up").
 //
 // When it is safe, the file is moved home under the program's feet and the write is retried: its
-// bytes are copied next to the original path, made durable, journaled, renamed over the symlink, and
-// every descriptor of this process that referred to the staged file is switched to the new file with
-// dup3 (same number, same offset, same flags). Safe means: this process alone holds the file (not
-// inherited, not open across a fork), one thread writes it, and it is not memory-mapped. Otherwise
-// the ENOSPC goes to the program like on a full disk; every byte already written stays in the staged
-// file and `finalize` brings it home.
-#include <cerrno>
-#include <climits>
-#include <cstring>
-#include <fcntl.h>
-#include <string>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+// bytes are copied next to the original path, made durable, journaled, renamed over the symlink,
+// and every descriptor of this process that referred to the staged file is switched to the new file
+// with dup3 (same number, same offset, same flags). Safe means: this process alone holds the file
+// (not inherited, not open across a fork), one thread writes it, and it is not memory-mapped.
+// Otherwise the ENOSPC goes to the program like on a full disk; every byte already written stays in
+// the staged file and `finalize` brings it home.
 #include "../common/journal_format.hpp"
 #include "../common/paths.hpp"
 #include "io_util.hpp"
@@ -26,12 +17,21 @@
 #include "shim.h"
 #include "stats.hpp"
 
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fcntl.h>
+#include <string>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace iosig::shim {
 namespace {
 
 bool mapped(const char* path) {
     const int fd = internal_open("/proc/self/maps", O_RDONLY);
-    if (fd < 0) return true;  // cannot tell: assume the worst
+    if (fd < 0) return true; // cannot tell: assume the worst
     const std::size_t needle_length = std::strlen(path);
     char buffer[8192];
     std::size_t kept = 0;
@@ -90,9 +90,11 @@ int relocate(iosig_file& file, int fd) {
     if (why_not == nullptr && read_link(original.c_str()) != file.id.staged)
         why_not = "the original path no longer points to the staged file";
     if (why_not != nullptr) {
-        warn(Cause::relocation, "%s filled up while writing %s and %s: the program sees ENOSPC; the "
+        warn(Cause::relocation,
+             "%s filled up while writing %s and %s: the program sees ENOSPC; the "
              "bytes already written stay in %s and finalize brings them home",
-             file.id.mount ? file.id.mount : "the destination", original.c_str(), why_not, file.id.staged);
+             file.id.mount ? file.id.mount : "the destination", original.c_str(), why_not,
+             file.id.staged);
         return -1;
     }
     Process* p = process();
@@ -106,8 +108,8 @@ int relocate(iosig_file& file, int fd) {
     const int access = file.id.open_flags & O_ACCMODE;
     const int sync_flags = file.id.open_flags & (O_SYNC | O_DSYNC);
     const int home = IOSIG_REAL(open)(temporary.c_str(),
-                                      (access == O_RDONLY ? O_RDWR : access) | sync_flags | O_CREAT |
-                                          O_EXCL | O_NOFOLLOW,
+                                      (access == O_RDONLY ? O_RDWR : access) | sync_flags |
+                                          O_CREAT | O_EXCL | O_NOFOLLOW,
                                       staged_stat.st_mode & 07777);
     if (home < 0) return -1;
     const int source = internal_open(file.id.staged, O_RDONLY);
@@ -119,10 +121,11 @@ int relocate(iosig_file& file, int fd) {
         const int saved = errno;
         IOSIG_REAL(close)(home);
         IOSIG_REAL(unlink)(temporary.c_str());
-        warn(Cause::relocation, "%s filled up while writing %s and moving it home failed (%s): the "
+        warn(Cause::relocation,
+             "%s filled up while writing %s and moving it home failed (%s): the "
              "program sees ENOSPC; the bytes written so far stay in %s",
-             file.id.mount ? file.id.mount : "the destination", original.c_str(), std::strerror(saved),
-             file.id.staged);
+             file.id.mount ? file.id.mount : "the destination", original.c_str(),
+             std::strerror(saved), file.id.staged);
         return -1;
     }
     const int dir = internal_open(directory.c_str(), O_RDONLY | O_DIRECTORY);
@@ -135,17 +138,22 @@ int relocate(iosig_file& file, int fd) {
     if (position >= 0) IOSIG_REAL(lseek)(home, position, SEEK_SET);
     const int status = IOSIG_REAL(fcntl)(fd, F_GETFL, 0UL);
     if (status >= 0)
-        IOSIG_REAL(fcntl)(home, F_SETFL, static_cast<unsigned long>(status & (O_APPEND | O_NONBLOCK | O_DIRECT | O_NOATIME)));
+        IOSIG_REAL(fcntl)(
+            home, F_SETFL,
+            static_cast<unsigned long>(status & (O_APPEND | O_NONBLOCK | O_DIRECT | O_NOATIME)));
     for (int other = 0; other < IOSIG_MAX_FD; ++other) {
         if (__atomic_load_n(&iosig_slots[other], __ATOMIC_RELAXED) != &file) continue;
         const int descriptor_flags = IOSIG_REAL(fcntl)(other, F_GETFD, 0UL);
-        IOSIG_REAL(dup3)(home, other, descriptor_flags >= 0 && (descriptor_flags & FD_CLOEXEC) ? O_CLOEXEC : 0);
+        IOSIG_REAL(dup3)(home, other,
+                         descriptor_flags >= 0 && (descriptor_flags & FD_CLOEXEC) ? O_CLOEXEC : 0);
     }
     IOSIG_REAL(close)(home);
     IOSIG_REAL(unlink)(file.id.staged);
     file.relocated.store(true);
-    warn(Cause::relocation, "%s filled up while writing %s: the file was moved home to %s and writing "
-         "continues there", file.id.mount ? file.id.mount : "the destination", original.c_str(), original.c_str());
+    warn(Cause::relocation,
+         "%s filled up while writing %s: the file was moved home to %s and writing "
+         "continues there",
+         file.id.mount ? file.id.mount : "the destination", original.c_str(), original.c_str());
     return fd;
 }
 

@@ -1,6 +1,14 @@
-// The per-process report, written without malloc or locks: it also runs from _exit() (which dash and
-// many daemons use to end, possibly from a signal handler) and right before exec.
+// The per-process report, written without malloc or locks: it also runs from _exit() (which dash
+// and many daemons use to end, possibly from a signal handler) and right before exec.
 #include "report_writer.hpp"
+
+#include "../common/paths.hpp"
+#include "io_util.hpp"
+#include "log.hpp"
+#include "process.hpp"
+#include "real.h"
+#include "shim.h"
+#include "stats.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -11,14 +19,6 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include "../common/paths.hpp"
-#include "io_util.hpp"
-#include "log.hpp"
-#include "process.hpp"
-#include "real.h"
-#include "shim.h"
-#include "stats.hpp"
 
 namespace iosig::shim {
 namespace {
@@ -95,8 +95,12 @@ public:
     }
 
     void field(const char* name, const char* text) { key(name), string(text), value_done(); }
-    void field(const char* name, std::uint64_t v) { key(name), format("%llu", static_cast<unsigned long long>(v)), value_done(); }
-    void field_signed(const char* name, std::int64_t v) { key(name), format("%lld", static_cast<long long>(v)), value_done(); }
+    void field(const char* name, std::uint64_t v) {
+        key(name), format("%llu", static_cast<unsigned long long>(v)), value_done();
+    }
+    void field_signed(const char* name, std::int64_t v) {
+        key(name), format("%lld", static_cast<long long>(v)), value_done();
+    }
     void field(const char* name, bool v) { key(name), raw(v ? "true" : "false"), value_done(); }
 
 private:
@@ -104,8 +108,10 @@ private:
         if (!ok_) return false;
         if (size_ + more <= capacity_) return true;
         std::size_t wanted = capacity_ == 0 ? 65536 : capacity_ * 2;
-        while (wanted < size_ + more) wanted *= 2;
-        void* memory = capacity_ == 0 ? mmap(nullptr, wanted, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        while (wanted < size_ + more)
+            wanted *= 2;
+        void* memory = capacity_ == 0 ? mmap(nullptr, wanted, PROT_READ | PROT_WRITE,
+                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
                                       : mremap(data_, capacity_, wanted, MREMAP_MAYMOVE);
         if (memory == MAP_FAILED) {
             ok_ = false;
@@ -129,7 +135,8 @@ std::size_t read_proc(const char* path, char* out, std::size_t capacity) {
     if (fd < 0) return 0;
     std::size_t size = 0;
     ssize_t n;
-    while (size + 1 < capacity && (n = read(fd, out + size, capacity - 1 - size)) > 0) size += static_cast<std::size_t>(n);
+    while (size + 1 < capacity && (n = read(fd, out + size, capacity - 1 - size)) > 0)
+        size += static_cast<std::size_t>(n);
     IOSIG_REAL(close)(fd);
     out[size] = '\0';
     return size;
@@ -150,8 +157,9 @@ void describe(Text& t, const iosig_file& file) {
     t.field("api", file.id.api);
     t.field("redirected", file.id.redirected);
     t.field("created", file.id.created);
-    t.field("inherited", file.inherited_from_parent.load() ||
-                             (file.id.source != nullptr && std::strcmp(file.id.source, "inherited") == 0));
+    t.field("inherited",
+            file.inherited_from_parent.load() ||
+                (file.id.source != nullptr && std::strcmp(file.id.source, "inherited") == 0));
     t.field("deleted", file.deleted.load());
     t.field("renamed_to", file.renamed_to.load());
     t.field("relocated", file.relocated.load());
@@ -216,7 +224,8 @@ void write_process_report(ReportMoment moment) {
     ++iosig_reentry;
     bool any = false;
     for_each_file([&](iosig_file& file) { any = any || worth_reporting(file); });
-    if (!any || report_file[0] == '\0' || getpid() != process_pid()) {  // a vfork child: the parent reports
+    if (!any || report_file[0] == '\0' ||
+        getpid() != process_pid()) { // a vfork child: the parent reports
         --iosig_reentry;
         errno = saved_errno;
         return;
@@ -230,7 +239,7 @@ void write_process_report(ReportMoment moment) {
     char exe[PATH_MAX];
     const ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[exe_length > 0 ? exe_length : 0] = '\0';
-    static char cmdline[16384];  // only this thread writes reports at a time (exit, exec)
+    static char cmdline[16384]; // only this thread writes reports at a time (exit, exec)
     const std::size_t cmdline_length = read_proc("/proc/self/cmdline", cmdline, sizeof cmdline);
 
     t.open('{');
@@ -254,15 +263,18 @@ void write_process_report(ReportMoment moment) {
     t.key("files");
     t.open('[');
     // The registry is newest first; the report lists files in open order.
-    const iosig_file* files[512];  // small: this may run on a signal stack
+    const iosig_file* files[512]; // small: this may run on a signal stack
     std::size_t count = 0;
     std::size_t skipped = 0;
     for_each_file([&](iosig_file& file) {
         if (!worth_reporting(file)) return;
-        if (count < sizeof files / sizeof files[0]) files[count++] = &file;
-        else describe(t, file), ++skipped;
+        if (count < sizeof files / sizeof files[0])
+            files[count++] = &file;
+        else
+            describe(t, file), ++skipped;
     });
-    while (count > 0) describe(t, *files[--count]);
+    while (count > 0)
+        describe(t, *files[--count]);
     t.close(']');
     t.close('}');
     t.raw("\n");
@@ -270,11 +282,13 @@ void write_process_report(ReportMoment moment) {
     if (t.ok()) {
         char directory[PATH_MAX];
         const auto parent = preload::parent_of(report_file);
-        std::snprintf(directory, sizeof directory, "%.*s", static_cast<int>(parent.size()), parent.data());
+        std::snprintf(directory, sizeof directory, "%.*s", static_cast<int>(parent.size()),
+                      parent.data());
         make_directories(directory, 0700);
         const int fd = internal_open(report_file, O_WRONLY | O_APPEND | O_CREAT, 0600);
         if (fd < 0 || !write_all(fd, t.data(), t.size()))
-            warn(Cause::report, "cannot write the report %s (%s)", report_file, std::strerror(errno));
+            warn(Cause::report, "cannot write the report %s (%s)", report_file,
+                 std::strerror(errno));
         internal_close(fd);
     }
     if (moment == ReportMoment::exec) reported_before_exec.store(true);
@@ -287,7 +301,9 @@ void write_process_report(ReportMoment moment) {
 
 extern "C" {
 
-IOSIG_HIDDEN void iosig_before_exec(void) { iosig::shim::write_process_report(iosig::shim::ReportMoment::exec); }
+IOSIG_HIDDEN void iosig_before_exec(void) {
+    iosig::shim::write_process_report(iosig::shim::ReportMoment::exec);
+}
 
 IOSIG_HIDDEN void iosig_exec_failed(void) {
     if (iosig::shim::reported_before_exec.exchange(false)) iosig::shim::stats_reset_counts();

@@ -1,18 +1,18 @@
 #include "stats.hpp"
 
+#include "log.hpp"
+#include "real.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <ctime>
+#include <fcntl.h>
 #include <new>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include "log.hpp"
-#include "real.h"
 
 extern "C" {
 IOSIG_HIDDEN iosig_file* iosig_slots[IOSIG_MAX_FD];
@@ -38,8 +38,10 @@ constinit std::atomic<std::size_t> tracked_files{0};
 constinit thread_local unsigned sample_counter IOSIG_INITIAL_EXEC = 0;
 
 inline void add(std::atomic<std::uint64_t>& counter, std::uint64_t value, bool mine) {
-    if (mine) counter.store(counter.load(std::memory_order_relaxed) + value, std::memory_order_relaxed);
-    else counter.fetch_add(value, std::memory_order_relaxed);
+    if (mine)
+        counter.store(counter.load(std::memory_order_relaxed) + value, std::memory_order_relaxed);
+    else
+        counter.fetch_add(value, std::memory_order_relaxed);
 }
 
 inline int bucket_of(std::uint64_t bytes) {
@@ -78,7 +80,8 @@ std::int64_t realtime_ns() {
 std::uint64_t monotonic_ns() {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000U + static_cast<std::uint64_t>(ts.tv_nsec);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000U +
+           static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 int current_tid() {
@@ -97,7 +100,8 @@ void* arena_allocate(std::size_t bytes) {
                 return reinterpret_cast<char*>(chunk) + header + offset;
         }
         const std::size_t size = std::max(chunk_bytes, header + bytes);
-        void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void* memory =
+            mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (memory == MAP_FAILED) return nullptr;
         auto* fresh = new (memory) Chunk{};
         fresh->used.store(0, std::memory_order_relaxed);
@@ -117,10 +121,11 @@ const char* arena_string(const char* text) {
 
 iosig_file* new_file(const FileIdentity& identity) {
     if (tracked_files.fetch_add(1, std::memory_order_relaxed) >= max_tracked_files) {
-        warn(Cause::too_many_files,
-             "more than %zu tracked files in this process: statistics of further files are not kept "
-             "(redirection still works)",
-             max_tracked_files);
+        warn(
+            Cause::too_many_files,
+            "more than %zu tracked files in this process: statistics of further files are not kept "
+            "(redirection still works)",
+            max_tracked_files);
         return nullptr;
     }
     void* memory = arena_allocate(sizeof(iosig_file));
@@ -147,7 +152,8 @@ iosig_file* new_file(const FileIdentity& identity) {
 void publish(iosig_file* file, int fd) {
     if (file == nullptr || fd < 0) return;
     if (fd >= IOSIG_MAX_FD) {
-        warn(Cause::fd_limit, "descriptor %d is above %d: its statistics are not kept", fd, IOSIG_MAX_FD);
+        warn(Cause::fd_limit, "descriptor %d is above %d: its statistics are not kept", fd,
+             IOSIG_MAX_FD);
         return;
     }
     file->open_descriptors.fetch_add(1, std::memory_order_relaxed);
@@ -156,13 +162,15 @@ void publish(iosig_file* file, int fd) {
 
 std::uint64_t FileTotals::total_ops() const {
     std::uint64_t sum = 0;
-    for (auto v : ops) sum += v;
+    for (auto v : ops)
+        sum += v;
     return sum;
 }
 
 std::uint64_t FileTotals::total_bytes() const {
     std::uint64_t sum = 0;
-    for (auto v : bytes) sum += v;
+    for (auto v : bytes)
+        sum += v;
     return sum;
 }
 
@@ -170,7 +178,9 @@ FileTotals totals(const iosig_file& file) {
     FileTotals t;
     std::uint64_t stdio_nonsequential = 0;
     for (const CounterSet* set : {&file.owner, &file.shared}) {
-        auto get = [](const std::atomic<std::uint64_t>& v) { return v.load(std::memory_order_relaxed); };
+        auto get = [](const std::atomic<std::uint64_t>& v) {
+            return v.load(std::memory_order_relaxed);
+        };
         for (int f = 0; f < family_count; ++f) {
             t.ops[f] += get(set->ops[f]);
             t.bytes[f] += get(set->bytes[f]);
@@ -185,7 +195,8 @@ FileTotals totals(const iosig_file& file) {
         t.fsync_ns += get(set->fsync_ns);
         t.flushes += get(set->flushes);
         t.flush_ns += get(set->flush_ns);
-        for (int b = 0; b < histogram_buckets; ++b) t.histogram[b] += get(set->histogram[b]);
+        for (int b = 0; b < histogram_buckets; ++b)
+            t.histogram[b] += get(set->histogram[b]);
     }
     // Stdio calls are sequential unless counted as not (count_stdio_inline saves the increment).
     // (Read while other threads write, the two counts may be from different moments.)
@@ -229,7 +240,9 @@ IOSIG_HIDDEN uint64_t iosig_clock_sample(iosig_file* file) {
 
 IOSIG_HIDDEN __thread iosig_thread_state iosig_thread IOSIG_INITIAL_EXEC = {0, 0};
 
-IOSIG_HIDDEN uint64_t iosig_clock_now(void) { return monotonic_ns() | 1U; }
+IOSIG_HIDDEN uint64_t iosig_clock_now(void) {
+    return monotonic_ns() | 1U;
+}
 
 IOSIG_HIDDEN void iosig_count_write(iosig_file* file, iosig_family family, long long offset,
                                     long long result, uint64_t started) {
@@ -252,7 +265,7 @@ IOSIG_HIDDEN void iosig_count_write(iosig_file* file, iosig_family family, long 
             sequential = false;
         }
     } else if (offset == IOSIG_AT_CURSOR && file->append.load(std::memory_order_relaxed)) {
-        sequential = true;  // appends always continue the file
+        sequential = true; // appends always continue the file
     } else {
         std::uint64_t start;
         if (offset == IOSIG_AT_CURSOR) {
@@ -280,8 +293,8 @@ IOSIG_HIDDEN void iosig_count_write(iosig_file* file, iosig_family family, long 
 }
 
 IOSIG_HIDDEN void iosig_count_stdio(iosig_file* file, uint64_t bytes, uint64_t started) {
-    // The common case of small buffered stdio calls from the thread that owns the file: plain stores,
-    // no offset arithmetic (a stream is sequential unless it was repositioned).
+    // The common case of small buffered stdio calls from the thread that owns the file: plain
+    // stores, no offset arithmetic (a stream is sequential unless it was repositioned).
     const int tid = iosig_thread.tid;
     if (IOSIG_LIKELY(tid != 0 && file->owner_tid.load(std::memory_order_relaxed) == tid)) {
         CounterSet& set = file->owner;
@@ -300,7 +313,8 @@ IOSIG_HIDDEN void iosig_count_stdio(iosig_file* file, uint64_t bytes, uint64_t s
         }
         return;
     }
-    iosig_count_write(file, IOSIG_FAMILY_STDIO, IOSIG_AT_STREAM, static_cast<long long>(bytes), started);
+    iosig_count_write(file, IOSIG_FAMILY_STDIO, IOSIG_AT_STREAM, static_cast<long long>(bytes),
+                      started);
 }
 
 IOSIG_HIDDEN void iosig_count_time(iosig_file* file, uint64_t started) {

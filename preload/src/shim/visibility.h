@@ -1,5 +1,6 @@
 /* Symbols of libiosig.so are hidden unless they are an interposed libc function or the runtime ABI
- * (exports.map); IOSIG_HIDDEN also lets the compiler use direct, PLT-free calls between our files. */
+ * (exports.map); IOSIG_HIDDEN also lets the compiler use direct, PLT-free calls between our files.
+ */
 #ifndef IOSIG_SHIM_VISIBILITY_H
 #define IOSIG_SHIM_VISIBILITY_H
 

@@ -1,10 +1,10 @@
 /* _exit and _Exit end a process without exit handlers or destructors (dash ends every shell that
  * way): the report is written here. exit() itself reaches our destructor instead. */
-#include <stdlib.h>
-#include <unistd.h>
-
 #include "real.h"
 #include "shim.h"
+
+#include <stdlib.h>
+#include <unistd.h>
 
 IOSIG_EXPORT void _exit(int status) {
     if (!iosig_reentry) iosig_exiting();

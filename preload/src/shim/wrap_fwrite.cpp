@@ -1,19 +1,19 @@
 // fwrite and fwrite_unlocked: the calls programs make most often with the fewest bytes (tens of
 // nanoseconds each), so their counting is inline here instead of a call into stats.cpp, and the
 // untracked path saves no registers: a lookup, a test, a jump to libc.
-#include <cstdint>
-#include <cstdio>
-
 #include "real.h"
 #include "shim.h"
 #include "stats.hpp"
+
+#include <cstdint>
+#include <cstdio>
 
 namespace {
 
 using FwriteFunction = size_t (*)(const void*, size_t, size_t, FILE*);
 
-// Timed calls (one in 1024 per thread, see iosig_stdio_clock_sample) and calls that cannot be counted
-// inline.
+// Timed calls (one in 1024 per thread, see iosig_stdio_clock_sample) and calls that cannot be
+// counted inline.
 [[gnu::noinline]] size_t counted_fwrite(const void* data, size_t size, size_t count, FILE* stream,
                                         iosig_file* file, FwriteFunction real, bool timed) {
     const std::uint64_t started = timed ? iosig_clock_now() : 0;
@@ -22,8 +22,9 @@ using FwriteFunction = size_t (*)(const void*, size_t, size_t, FILE*);
     return result;
 }
 
-// Every decision is taken before the real call, so only `file` and `size` live across it: the common
-// case saves two registers instead of six. The parameters start with fwrite's own, in its registers.
+// Every decision is taken before the real call, so only `file` and `size` live across it: the
+// common case saves two registers instead of six. The parameters start with fwrite's own, in its
+// registers.
 [[gnu::noinline]] size_t tracked_fwrite(const void* data, size_t size, size_t count, FILE* stream,
                                         iosig_file* file, FwriteFunction real) {
     const bool timed = (iosig_thread.stdio_tick++ & 1023u) == 0;

@@ -1,6 +1,6 @@
-// The node model of the IOSIG paper ("Characterizing Storage Capabilities", its Fig. 4): mount points
-// on block devices that are simple, complex or partitions, plus the node-wide parameters the CAWL
-// write-cost model needs. Loaded from YAML by node_yaml.hpp; schema in docs/config.md.
+// The node model of the IOSIG paper ("Characterizing Storage Capabilities", its Fig. 4): mount
+// points on block devices that are simple, complex or partitions, plus the node-wide parameters the
+// CAWL write-cost model needs. Loaded from YAML by node_yaml.hpp; schema in docs/config.md.
 //
 // All quantities are SI base units: bytes, seconds, bytes per second, operations per second.
 #pragma once
@@ -13,14 +13,15 @@
 
 namespace iosig {
 
-// Where a value came from (docs/config.md, "Provenance"). Written as a YAML tag: `!measured 512M/s`.
+// Where a value came from (docs/config.md, "Provenance"). Written as a YAML tag: `!measured
+// 512M/s`.
 enum class Provenance : std::uint8_t { unknown, measured, derived, detected, defaulted, user };
 
 // A location in a config file, for error messages that name file:line:col.
 struct SourceLocation {
     std::string file;
-    int line = 0;    // 1-based; 0 when unknown
-    int column = 0;  // 1-based
+    int line = 0;   // 1-based; 0 when unknown
+    int column = 0; // 1-based
 
     friend bool operator==(const SourceLocation&, const SourceLocation&) = default;
 };
@@ -30,60 +31,61 @@ enum class MediaKind : std::uint8_t { ram, nvram, ssd, hdd, network };
 
 // How a complex device protects (or stripes) its members' data.
 enum class RedundancyScheme : std::uint8_t {
-    none,         // simple devices and partitions
+    none, // simple devices and partitions
     raid0,
-    raid1,        // mirroring over all members
+    raid1, // mirroring over all members
     raid5,
     raid6,
     raid10,
-    replication,  // k-way replication (k = replicas)
-    erasure,      // MDS n+m code (data_units = n, parity_units = m)
-    opaque,       // e.g. a network FS whose MTTDL is given/measured, not derived from members
+    replication, // k-way replication (k = replicas)
+    erasure,     // MDS n+m code (data_units = n, parity_units = m)
+    opaque,      // e.g. a network FS whose MTTDL is given/measured, not derived from members
 };
 
 // Throughput-relevant figures of a device as seen through its mount (Eq. 3 inputs).
 struct Performance {
-    double seq_read_bw = 0;      // B/s
-    double seq_write_bw = 0;     // B/s
-    double rand_read_bw = 0;     // B/s (0: use seq_read_bw)
-    double rand_write_bw = 0;    // B/s (0: use seq_write_bw)
-    double op_latency = 0;       // s, per IO call (OS + device + network)
-    double seek_latency = 0;     // s, added only for random IO on rotational media
-    double max_iops = 0;         // ops/s (0: no cap)
+    double seq_read_bw = 0;   // B/s
+    double seq_write_bw = 0;  // B/s
+    double rand_read_bw = 0;  // B/s (0: use seq_read_bw)
+    double rand_write_bw = 0; // B/s (0: use seq_write_bw)
+    double op_latency = 0;    // s, per IO call (OS + device + network)
+    double seek_latency = 0;  // s, added only for random IO on rotational media
+    double max_iops = 0;      // ops/s (0: no cap)
 
     friend bool operator==(const Performance&, const Performance&) = default;
 };
 
 struct ReliabilityFigures {
-    std::optional<double> mttf;  // s
-    std::optional<double> ber;   // raw bit error rate, e.g. 1e-6
-    std::optional<double> mttr;  // s
+    std::optional<double> mttf; // s
+    std::optional<double> ber;  // raw bit error rate, e.g. 1e-6
+    std::optional<double> mttr; // s
 
     friend bool operator==(const ReliabilityFigures&, const ReliabilityFigures&) = default;
 };
 
 struct Device {
-    std::string name;  // key in the YAML `devices:` map; referenced by mounts and complex devices
+    std::string name; // key in the YAML `devices:` map; referenced by mounts and complex devices
     DeviceStructure structure = DeviceStructure::simple;
-    MediaKind media = MediaKind::ssd;  // simple: the medium; complex: the members' dominant medium
-    std::string dev_path;              // /dev/..., informational
+    MediaKind media = MediaKind::ssd; // simple: the medium; complex: the members' dominant medium
+    std::string dev_path;             // /dev/..., informational
     bool rotational = false;
-    std::uint64_t capacity = 0;        // bytes
+    std::uint64_t capacity = 0; // bytes
     Performance performance;
     ReliabilityFigures reliability;
 
     // complex
     RedundancyScheme scheme = RedundancyScheme::none;
-    std::vector<std::string> members;  // device names
-    unsigned replicas = 0;             // replication: k
-    unsigned data_units = 0;           // erasure: n
-    unsigned parity_units = 0;         // erasure: m
-    std::optional<double> mttdl;       // opaque: the MTTDL stated for the whole device (s)
+    std::vector<std::string> members; // device names
+    unsigned replicas = 0;            // replication: k
+    unsigned data_units = 0;          // erasure: n
+    unsigned parity_units = 0;        // erasure: m
+    std::optional<double> mttdl;      // opaque: the MTTDL stated for the whole device (s)
 
     // partition
-    std::string owner;  // the device this is a partition of (never itself a partition)
+    std::string owner; // the device this is a partition of (never itself a partition)
 
-    // The `calibration:` map as YAML text: free-form, preserved by load and to_yaml, not interpreted.
+    // The `calibration:` map as YAML text: free-form, preserved by load and to_yaml, not
+    // interpreted.
     std::string calibration_yaml;
 
     SourceLocation where;
@@ -92,7 +94,8 @@ struct Device {
     friend bool operator==(const Device&, const Device&) = default;
 };
 
-// The file system's ECC: up to `correctable_bits` bit errors per `sector_bits`-bit sector are fixed.
+// The file system's ECC: up to `correctable_bits` bit errors per `sector_bits`-bit sector are
+// fixed.
 struct Ecc {
     unsigned correctable_bits = 0;
     unsigned sector_bits = 4096;
@@ -101,43 +104,43 @@ struct Ecc {
 };
 
 struct Mount {
-    std::string path;     // absolute mount point (or directory) IO can be redirected to
-    std::string fs_type;  // ext4, btrfs, tmpfs, nfs, ...
-    std::string device;   // name of the Device it lives on
+    std::string path;    // absolute mount point (or directory) IO can be redirected to
+    std::string fs_type; // ext4, btrfs, tmpfs, nfs, ...
+    std::string device;  // name of the Device it lives on
     std::vector<std::string> labels;
-    bool global = false;       // visible identically from every node of the job
-    bool is_volatile = false;  // contents lost on reboot/power loss (ramdisk)
-    bool archive = false;      // suited to archival data
-    bool tamperproof = false;  // protects data against alteration
-    std::uint64_t capacity = 0;    // bytes (0: the device's capacity)
-    std::uint64_t free_space = 0;  // bytes available to the user (0: unknown -> capacity)
+    bool global = false;          // visible identically from every node of the job
+    bool is_volatile = false;     // contents lost on reboot/power loss (ramdisk)
+    bool archive = false;         // suited to archival data
+    bool tamperproof = false;     // protects data against alteration
+    std::uint64_t capacity = 0;   // bytes (0: the device's capacity)
+    std::uint64_t free_space = 0; // bytes available to the user (0: unknown -> capacity)
     std::uint64_t block_size = 4096;
-    std::uint64_t max_file_size = 0;  // bytes (0: no limit)
+    std::uint64_t max_file_size = 0; // bytes (0: no limit)
     Ecc ecc;
-    std::string calibration_yaml;  // as Device::calibration_yaml
+    std::string calibration_yaml; // as Device::calibration_yaml
     SourceLocation where;
 
     friend bool operator==(const Mount&, const Mount&) = default;
 };
 
-// CAWL's system parameters (page cache, dirty thresholds, syscall and libc costs). Optional until the
-// calibrator measures them; cachesim/ says which ones it needs.
+// CAWL's system parameters (page cache, dirty thresholds, syscall and libc costs). Optional until
+// the calibrator measures them; cachesim/ says which ones it needs.
 struct SystemParameters {
-    std::optional<double> memory_bw;                   // B/s, memcpy-like
-    std::optional<double> page_cache_write_bw;         // B/s, buffered write into the page cache
-    std::optional<double> page_cache_write_bw_flushing;// B/s, the same while background flush runs
-    std::optional<double> write_syscall_base;          // s, fixed cost of one write() syscall
-    std::optional<double> write_syscall_per_byte;      // s/B, its size-proportional part
-    std::optional<double> sync_write_syscall_base;     // s, same for O_SYNC writes
-    std::optional<double> sync_write_syscall_per_byte; // s/B
-    std::optional<double> dirty_ratio;                 // fraction of dirtyable memory (0..1)
-    std::optional<double> dirty_background_ratio;      // fraction
-    std::optional<std::uint64_t> dirty_bytes;          // bytes (overrides ratio when set)
+    std::optional<double> memory_bw;                    // B/s, memcpy-like
+    std::optional<double> page_cache_write_bw;          // B/s, buffered write into the page cache
+    std::optional<double> page_cache_write_bw_flushing; // B/s, the same while background flush runs
+    std::optional<double> write_syscall_base;           // s, fixed cost of one write() syscall
+    std::optional<double> write_syscall_per_byte;       // s/B, its size-proportional part
+    std::optional<double> sync_write_syscall_base;      // s, same for O_SYNC writes
+    std::optional<double> sync_write_syscall_per_byte;  // s/B
+    std::optional<double> dirty_ratio;                  // fraction of dirtyable memory (0..1)
+    std::optional<double> dirty_background_ratio;       // fraction
+    std::optional<std::uint64_t> dirty_bytes;           // bytes (overrides ratio when set)
     std::optional<std::uint64_t> dirty_background_bytes;
-    std::optional<std::uint64_t> dirtyable_memory;     // bytes the ratios apply to
-    std::optional<double> dirty_expire;                // s (vm.dirty_expire_centisecs / 100)
-    std::optional<double> dirty_writeback_interval;    // s (vm.dirty_writeback_centisecs / 100)
-    std::optional<std::uint64_t> stdio_buffer_size;    // bytes (__fbufsize of a fresh FILE*)
+    std::optional<std::uint64_t> dirtyable_memory;  // bytes the ratios apply to
+    std::optional<double> dirty_expire;             // s (vm.dirty_expire_centisecs / 100)
+    std::optional<double> dirty_writeback_interval; // s (vm.dirty_writeback_centisecs / 100)
+    std::optional<std::uint64_t> stdio_buffer_size; // bytes (__fbufsize of a fresh FILE*)
 
     friend bool operator==(const SystemParameters&, const SystemParameters&) = default;
 };
@@ -148,8 +151,9 @@ struct Node {
     std::vector<Device> devices;
     std::vector<Mount> mounts;
     SystemParameters system;
-    // Provenance of each value that had a tag, keyed by its YAML path ("devices.hdd0.performance.seq_write_bw").
-    // Mounts are keyed by path ("mounts[/mnt/hdd].free"); values the loader inferred are marked too.
+    // Provenance of each value that had a tag, keyed by its YAML path
+    // ("devices.hdd0.performance.seq_write_bw"). Mounts are keyed by path
+    // ("mounts[/mnt/hdd].free"); values the loader inferred are marked too.
     std::map<std::string, Provenance> provenance;
 
     const Device* find_device(std::string_view name) const;

@@ -1,17 +1,18 @@
 // Loading (and writing) the node model as YAML. Schema: docs/config.md.
 //
-// Several files are layered in order: a later file adds devices/mounts and overrides individual keys of
-// earlier ones (a calibrated node file, then site overrides with MTTF, BER, labels, `global`, ...).
-// Values may carry a provenance tag (!measured, !derived, !detected, !default, !user).
+// Several files are layered in order: a later file adds devices/mounts and overrides individual
+// keys of earlier ones (a calibrated node file, then site overrides with MTTF, BER, labels,
+// `global`, ...). Values may carry a provenance tag (!measured, !derived, !detected, !default,
+// !user).
 #pragma once
+
+#include "iosig/node.hpp"
 
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "iosig/node.hpp"
 
 namespace iosig {
 

@@ -26,29 +26,31 @@ struct Signature {
     Visibility visibility = Visibility::unspecified;
     AccessPattern pattern = AccessPattern::unspecified;
     Persistence persistence = Persistence::unspecified;
-    std::optional<std::uint64_t> size_per_io;  // bytes
-    std::optional<std::uint64_t> total_size;   // bytes
-    std::optional<double> mttdl_seconds;       // minimum mean time to data loss demanded
-    std::optional<double> availability;        // maximum probability of losing the data in the job's lifetime
+    std::optional<std::uint64_t> size_per_io; // bytes
+    std::optional<std::uint64_t> total_size;  // bytes
+    std::optional<double> mttdl_seconds;      // minimum mean time to data loss demanded
+    std::optional<double>
+        availability; // maximum probability of losing the data in the job's lifetime
     bool archive = false;
     bool tamperproof = false;
 
     friend bool operator==(const Signature&, const Signature&) = default;
 };
 
-// A problem in signature text. Offsets are bytes into the text given to the parser, so a caller that
-// knows where that text sits (a pragma's tokens, a YAML scalar, a CLI argument) can point at it.
+// A problem in signature text. Offsets are bytes into the text given to the parser, so a caller
+// that knows where that text sits (a pragma's tokens, a YAML scalar, a CLI argument) can point at
+// it.
 struct SigError {
     std::size_t offset = 0;
     std::size_t length = 0;
     std::string message;
-    std::optional<std::string> replacement;  // suggested text for [offset, offset+length): a fix-it
+    std::optional<std::string> replacement; // suggested text for [offset, offset+length): a fix-it
 };
 
 template <class T>
 struct Parsed {
-    std::optional<T> value;        // set iff errors is empty
-    std::vector<SigError> errors;  // every problem found, in text order
+    std::optional<T> value;       // set iff errors is empty
+    std::vector<SigError> errors; // every problem found, in text order
     explicit operator bool() const { return value.has_value(); }
 };
 
@@ -57,9 +59,9 @@ enum class DirectiveKind : std::uint8_t { sig, sigdef };
 // "sig [NAME] params" or "sigdef NAME params", as written (NAME not yet resolved).
 struct Directive {
     DirectiveKind kind = DirectiveKind::sig;
-    std::optional<std::string> name;  // the sigdef's name, or the named signature a sig uses
-    std::size_t name_offset = 0;      // where `name` sits in the text (for "undefined NAME" errors)
-    Signature params;                 // only the parameters written here
+    std::optional<std::string> name; // the sigdef's name, or the named signature a sig uses
+    std::size_t name_offset = 0;     // where `name` sits in the text (for "undefined NAME" errors)
+    Signature params;                // only the parameters written here
 };
 
 // Parameters only ("random persist size-per-IO(16M)"). An empty text is a valid, empty signature.
@@ -68,9 +70,9 @@ Parsed<Signature> parse_signature(std::string_view text);
 // A whole directive, starting with the keyword `sig` or `sigdef`.
 Parsed<Directive> parse_directive(std::string_view text);
 
-// `base` with every parameter set in `overrides` replacing base's. A choice in `overrides` replaces the
-// opposite choice in `base` (sig NAME temp overrides NAME's persist): that is an override, not a
-// contradiction.
+// `base` with every parameter set in `overrides` replacing base's. A choice in `overrides` replaces
+// the opposite choice in `base` (sig NAME temp overrides NAME's persist): that is an override, not
+// a contradiction.
 Signature apply_overrides(Signature base, const Signature& overrides);
 
 // Canonical text: fixed parameter order, lower-case keywords, exact shortest units. For every s,
@@ -93,8 +95,8 @@ private:
 };
 
 // Parses a `sig` use with or without the leading `sig` keyword ("sig ckpt temp", "ckpt temp",
-// "random persist") and resolves its NAME in `table`. A leading word that is neither a keyword nor a
-// parameter is taken as a NAME; an unknown NAME is an error (with a suggestion if one is close).
+// "random persist") and resolves its NAME in `table`. A leading word that is neither a keyword nor
+// a parameter is taken as a NAME; an unknown NAME is an error (with a suggestion if one is close).
 Parsed<Signature> resolve_sig(std::string_view text, const SigdefTable& table);
 
 // For terminals and logs: the message, the text, a caret line under [offset, offset+length) (tabs

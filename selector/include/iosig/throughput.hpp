@@ -3,13 +3,14 @@
 //   t = min( 1 / (l + ceil(ds/cs)*cs/wbw + d*cs/rbw),  max_iops/(d+1) ) * ds
 //
 // ds = size-per-IO, cs = max(page size, fs block size), d = (ds % cs != 0), l = operation latency
-// (+ seek latency for random IO on rotational media), wbw/rbw = write/read bandwidth of the pattern.
+// (+ seek latency for random IO on rotational media), wbw/rbw = write/read bandwidth of the
+// pattern.
 #pragma once
-
-#include <cstdint>
 
 #include "iosig/node.hpp"
 #include "iosig/signature.hpp"
+
+#include <cstdint>
 
 namespace iosig {
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc != 4) return 2;
     const long blocks = atol(argv[3]);
     const int fd = open(argv[1], O_CREAT | O_WRONLY | O_TRUNC, 0644);

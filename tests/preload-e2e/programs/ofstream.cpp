@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
         return 1;
     }
     const long lines = std::atol(argv[2]);
-    for (long i = 0; i < lines; ++i) out << "line " << i << " of " << lines << ": " << i * i % 9973 << "\n";
+    for (long i = 0; i < lines; ++i)
+        out << "line " << i << " of " << lines << ": " << i * i % 9973 << "\n";
     out.close();
     return out ? 0 : 1;
 }

@@ -16,23 +16,26 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static unsigned char byte_at(unsigned long i) { return (unsigned char)((i * 131 + 7) % 251); }
-
-static void fill(unsigned char *buffer, unsigned long offset, size_t n) {
-    for (size_t i = 0; i < n; ++i) buffer[i] = byte_at(offset + i);
+static unsigned char byte_at(unsigned long i) {
+    return (unsigned char)((i * 131 + 7) % 251);
 }
 
-static int fail(const char *what) {
+static void fill(unsigned char* buffer, unsigned long offset, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        buffer[i] = byte_at(offset + i);
+}
+
+static int fail(const char* what) {
     perror(what);
     return 1;
 }
 
 static int write_fd(int fd, unsigned long total, size_t chunk, int use_pwrite, int use_writev) {
-    unsigned char *buffer = malloc(chunk);
+    unsigned char* buffer = malloc(chunk);
     const unsigned long blocks = (total + chunk - 1) / chunk;
     for (unsigned long k = 0; k < blocks; ++k) {
-        /* use_pwrite == 2: block k goes to (k * 7919) mod blocks, a permutation when blocks is not a
-         * multiple of 7919 */
+        /* use_pwrite == 2: block k goes to (k * 7919) mod blocks, a permutation when blocks is not
+         * a multiple of 7919 */
         const unsigned long offset = (use_pwrite == 2 ? (k * 7919) % blocks : k) * chunk;
         const size_t n = total - offset < chunk ? total - offset : chunk;
         fill(buffer, offset, n);
@@ -55,13 +58,13 @@ static int write_fd(int fd, unsigned long total, size_t chunk, int use_pwrite, i
     return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: %s API PATH BYTES [CHUNK]\n", argv[0]);
         return 2;
     }
-    const char *api = argv[1];
-    const char *path = argv[2];
+    const char* api = argv[1];
+    const char* path = argv[2];
     const unsigned long total = strtoul(argv[3], 0, 10);
     const size_t chunk = argc > 4 ? strtoul(argv[4], 0, 10) : 4096;
     int fd = -1;
@@ -98,9 +101,9 @@ int main(int argc, char **argv) {
             return 0;
         }
     } else if (strcmp(api, "fseek") == 0) {
-        FILE *stream = fopen(path, "w");
+        FILE* stream = fopen(path, "w");
         if (!stream) return fail("fopen");
-        unsigned char *buffer = malloc(chunk);
+        unsigned char* buffer = malloc(chunk);
         const unsigned long chunks = (total + chunk - 1) / chunk;
         for (unsigned long index = 0; index < chunks; ++index) {
             const unsigned long offset = index * chunk;
@@ -117,10 +120,11 @@ int main(int argc, char **argv) {
         }
         free(buffer);
         return fclose(stream) == 0 ? 0 : fail("fclose");
-    } else if (strcmp(api, "fopen") == 0 || strcmp(api, "fprintf") == 0 || strcmp(api, "reopen") == 0) {
-        FILE *stream = strcmp(api, "reopen") == 0 ? freopen(path, "w", stdout) : fopen(path, "w");
+    } else if (strcmp(api, "fopen") == 0 || strcmp(api, "fprintf") == 0 ||
+               strcmp(api, "reopen") == 0) {
+        FILE* stream = strcmp(api, "reopen") == 0 ? freopen(path, "w", stdout) : fopen(path, "w");
         if (!stream) return fail("fopen");
-        unsigned char *buffer = malloc(chunk);
+        unsigned char* buffer = malloc(chunk);
         for (unsigned long offset = 0; offset < total; offset += chunk) {
             const size_t n = total - offset < chunk ? total - offset : chunk;
             fill(buffer, offset, n);
