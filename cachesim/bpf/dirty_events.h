@@ -16,7 +16,8 @@ enum iosig_dirty_event_kind {
 };
 
 struct iosig_global_dirty {
-    __u64 nr_dirty, nr_writeback, background_thresh, dirty_thresh, dirty_limit, nr_dirtied, nr_written;
+    __u64 nr_dirty, nr_writeback, background_thresh, dirty_thresh, dirty_limit, nr_dirtied,
+        nr_written;
 };
 
 struct iosig_throttle {
@@ -27,7 +28,8 @@ struct iosig_throttle {
 };
 
 struct iosig_ratelimit {
-    __u64 write_bw, avg_write_bw, dirty_rate, dirty_ratelimit, task_ratelimit, balanced_dirty_ratelimit;
+    __u64 write_bw, avg_write_bw, dirty_rate, dirty_ratelimit, task_ratelimit,
+        balanced_dirty_ratelimit;
 };
 
 struct iosig_dirty_event {
@@ -46,6 +48,7 @@ struct iosig_dirty_event {
 };
 
 /* flags */
-#define IOSIG_THROTTLE_OLD_FIELDS 1u /* the kernel names the per-device fields bdi_* (before 6.x) */
+/* The kernel names the per-device fields bdi_* (before 6.x). */
+#define IOSIG_THROTTLE_OLD_FIELDS 1u
 
 #endif
