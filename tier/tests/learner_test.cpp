@@ -33,7 +33,7 @@ Misses compare(const Trace& trace, std::uint64_t cache_size, std::uint64_t line_
 
 // The paper's configuration: 8 KiB lines; 64 lines as in its tables, and larger caches.
 constexpr std::uint32_t page = 8192;
-constexpr std::array<std::uint64_t, 3> lines{64, 256, 1024};
+constexpr std::array<std::uint64_t, 4> lines{64, 256, 1024, 4096};
 constexpr std::array<std::uint64_t, 5> seeds{1, 2, 3, 4, 5};
 
 TEST(Learner, WithinOnePercentOfTheBetterExpertOnTheSharedTrace) {

@@ -10,6 +10,9 @@ namespace iosig::tier::detail {
 namespace {
 
 constexpr double switch_margin = 0.25;
+// The switch guard (end_epoch): each expert's shadow misses, decayed by this factor per epoch (a
+// memory of about ten epochs).
+constexpr double shadow_decay = 0.9;
 
 std::array<CacheModel, expert_count> make_shadows(const PolicyConfig& config) {
     return {CacheModel(config.capacity, std::make_unique<LruPolicy>()),
@@ -29,6 +32,7 @@ void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
     for (int e = 0; e < expert_count; ++e) {
         CacheModel& shadow = shadow_[e];
         const bool shadow_hit = shadow.access(access);
+        if (!shadow_hit) ++epoch_shadow_misses_[e];
         if (!shadow_hit && predicted_[e].erase(access.key)) ++epoch_mispredictions_[e];
         for (const Key k : shadow.evicted()) {
             predicted_[e].put(k, 0);
@@ -42,11 +46,18 @@ void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
     const std::uint64_t epoch_length = std::max<std::uint64_t>(1, config_.iteration_misses) *
                                        std::max(1u, config_.epoch_iterations);
     ++epoch_misses_;
-    // Once the chosen expert has mispredicted a THRESHOLD share of a whole epoch, the epoch's
-    // verdict on it is certain; waiting for the rest of the epoch only adds its misses.
+    // The first verdict can come early. The starting expert is a guess made before any eviction;
+    // once the cache is full, one polling iteration in which it mispredicts a THRESHOLD share of
+    // the misses is evidence enough to end the epoch, instead of serving the rest of a whole epoch
+    // with an expert that is being penalised. Later epochs run their full length, as in the paper:
+    // there an early end would only add noise to the weights.
     const auto chosen_wrong =
         static_cast<double>(epoch_mispredictions_[static_cast<int>(state_.current)]);
-    if (epoch_misses_ >= epoch_length ||
+    const std::uint64_t iteration = std::max<std::uint64_t>(1, config_.iteration_misses);
+    const bool first_verdict_known =
+        !first_verdict_given_ && epoch_misses_ >= iteration &&
+        chosen_wrong >= config_.threshold * static_cast<double>(epoch_misses_);
+    if (epoch_misses_ >= epoch_length || first_verdict_known ||
         chosen_wrong >= config_.threshold * static_cast<double>(epoch_length))
         end_epoch();
 }
@@ -55,6 +66,7 @@ void WeightSharingPolicy::end_epoch() {
     const double misses = static_cast<double>(epoch_misses_);
     for (int e = 0; e < expert_count; ++e) {
         const double wrong = static_cast<double>(epoch_mispredictions_[e]);
+        if (wrong > 0) first_verdict_given_ = true;
         if (wrong >= config_.threshold * misses)
             weight_[e] *= std::exp(-config_.learning_rate * wrong / misses);
         state_.mispredictions[e] += epoch_mispredictions_[e];
@@ -87,6 +99,20 @@ void WeightSharingPolicy::end_epoch() {
         best = random;
     else if (current != random && weight_[current] * (1 + switch_margin) >= weight_[leader])
         best = current;
+    // The switch guard. The weights move only on epochs in which an expert crosses THRESHOLD, and a
+    // single such epoch can hand the cache to an expert whose own cache (its shadow) has been
+    // missing more than the current one's; nothing under THRESHOLD would ever bring the learner
+    // back, and every switch costs a refill. So a switch the weights propose also needs the new
+    // expert's shadow to have missed less than the current one's over the last epochs (decayed
+    // sums): the weights propose, the shadows confirm. (Letting the shadows alone switch the
+    // learner, without the weights, was tried: on the shared trace each extra switch cost 1-6 % of
+    // misses.)
+    for (int e = 0; e < expert_count; ++e) {
+        shadow_misses_[e] =
+            shadow_decay * shadow_misses_[e] + static_cast<double>(epoch_shadow_misses_[e]);
+        epoch_shadow_misses_[e] = 0;
+    }
+    if (best != current && shadow_misses_[best] >= shadow_misses_[current]) best = current;
     if (best != static_cast<int>(state_.current)) ++state_.switches;
     state_.current = static_cast<Expert>(best);
     ++state_.epochs;

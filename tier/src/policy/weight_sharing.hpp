@@ -10,7 +10,11 @@
 // share of the total weight is redistributed (an expert that was bad in an earlier phase can win
 // again); the weights are normalised into probabilities, and the most probable expert picks the
 // victims of the next epoch, with a margin against flapping (switch_margin in the .cpp). An epoch
-// ends early once the chosen expert alone has mispredicted THRESHOLD x the epoch's length.
+// ends early once the chosen expert alone has mispredicted THRESHOLD x the epoch's length, and the
+// first epoch with mispredictions already after one polling iteration in which the starting expert
+// mispredicted a THRESHOLD share of the misses (the starting expert is a guess). A switch the
+// weights propose happens only if the new expert's shadow has also missed less than the current
+// one's over the last epochs (the switch guard in end_epoch).
 //
 // The chosen expert's decision is executed on the real cache by evicting first a resident key its
 // shadow no longer holds (so the real cache converges to that expert's cache after a switch), then
@@ -69,6 +73,9 @@ private:
     std::array<std::uint64_t, expert_count> epoch_mispredictions_{};
     std::array<double, expert_count> weight_{1, 1, 1};
     std::uint64_t epoch_misses_ = 0;
+    bool first_verdict_given_ = false; // an epoch has ended with mispredictions (see observe())
+    std::array<std::uint64_t, expert_count> epoch_shadow_misses_{};
+    std::array<double, expert_count> shadow_misses_{}; // decayed over epochs (end_epoch)
     LearnerState state_;
 };
 
