@@ -13,6 +13,9 @@ constexpr double switch_margin = 0.25;
 // The switch guard (end_epoch): each expert's shadow misses, decayed by this factor per epoch (a
 // memory of about ten epochs).
 constexpr double shadow_decay = 0.9;
+// The switch cost rule (end_epoch): a proposal whose weight is at least this many times the current
+// expert's is decisive and switches at once.
+constexpr double decisive_lead = 2.0;
 
 std::array<CacheModel, expert_count> make_shadows(const PolicyConfig& config) {
     return {CacheModel(config.capacity, std::make_unique<LruPolicy>()),
@@ -110,9 +113,26 @@ void WeightSharingPolicy::end_epoch() {
     for (int e = 0; e < expert_count; ++e) {
         shadow_misses_[e] =
             shadow_decay * shadow_misses_[e] + static_cast<double>(epoch_shadow_misses_[e]);
-        epoch_shadow_misses_[e] = 0;
+        saved_since_switch_[e] =
+            e == current ? 0
+                         : std::max(0.0, saved_since_switch_[e] +
+                                             static_cast<double>(epoch_shadow_misses_[current]) -
+                                             static_cast<double>(epoch_shadow_misses_[e]));
     }
+    for (int e = 0; e < expert_count; ++e)
+        epoch_shadow_misses_[e] = 0;
     if (best != current && shadow_misses_[best] >= shadow_misses_[current]) best = current;
+    // The switch cost rule. A switch costs up to one miss per line the real cache holds and the new
+    // expert's shadow does not (outside_: the lines it has to replace); on the shared trace in
+    // block mode one needless switch cost 10-25 % of all misses, and bringing the learner back cost
+    // as much again. So, as in ski rental, a switch is made once the new expert's shadow has saved
+    // at least that many misses against the current one since the last switch, unless the weights
+    // are decisive (a regime change: the current expert mispredicts far beyond THRESHOLD, and
+    // waiting would pay the new regime's misses for nothing).
+    if (best != current && weight_[best] < decisive_lead * weight_[current] &&
+        saved_since_switch_[best] < static_cast<double>(outside_[best].size()))
+        best = current;
+    if (best != current) saved_since_switch_ = {};
     if (best != static_cast<int>(state_.current)) ++state_.switches;
     state_.current = static_cast<Expert>(best);
     ++state_.epochs;

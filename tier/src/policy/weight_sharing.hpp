@@ -76,6 +76,9 @@ private:
     bool first_verdict_given_ = false; // an epoch has ended with mispredictions (see observe())
     std::array<std::uint64_t, expert_count> epoch_shadow_misses_{};
     std::array<double, expert_count> shadow_misses_{}; // decayed over epochs (end_epoch)
+    // Per expert, the misses its shadow saved against the current expert's since the last switch
+    // (a running sum that never goes below zero; end_epoch's switch cost rule).
+    std::array<double, expert_count> saved_since_switch_{};
     LearnerState state_;
 };
 
