@@ -12,7 +12,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -38,6 +38,14 @@ struct FlushResult {
 
 class PageCacheModel {
 public:
+    PageCacheModel() = default;
+    // Blocks refer to their index nodes by iterator: a copy points its blocks at its own nodes.
+    PageCacheModel(const PageCacheModel& other);
+    PageCacheModel& operator=(const PageCacheModel& other);
+    PageCacheModel(PageCacheModel&& other) noexcept;
+    PageCacheModel& operator=(PageCacheModel&& other) noexcept;
+    ~PageCacheModel() = default;
+
     // Inserts a write of [offset, offset + size) of `file` dirtied at `time`. Returns the number of
     // bytes that were not dirty before (the bytes that count against the kernel's limits).
     std::uint64_t insert(FileId file, std::uint64_t offset, std::uint64_t size, double time);
@@ -60,8 +68,8 @@ public:
     double dirty_bytes() const { return static_cast<double>(dirty_); }
     std::uint64_t active_bytes() const { return active_bytes_; }
     std::uint64_t inactive_bytes() const { return dirty_ - active_bytes_; }
-    std::size_t block_count() const { return blocks_.size(); }
-    bool empty() const { return blocks_.empty(); }
+    std::size_t block_count() const { return positions_.size(); }
+    bool empty() const { return positions_.empty(); }
     // Time of the oldest dirty data, or +inf when clean.
     double oldest_time() const;
     bool has_expired(double now, double expire) const { return oldest_time() + expire <= now; }
@@ -70,34 +78,68 @@ public:
     std::vector<DirtyBlock> blocks() const;
 
 private:
-    struct Key {
+    // Blocks live in a pool and are addressed by index; the LRU lists link them in place.
+    using BlockIndex = std::uint32_t;
+    static constexpr BlockIndex no_block = std::numeric_limits<BlockIndex>::max();
+
+    // A block's entry in the (file, offset) index. Writing back the front of a block moves its
+    // offset forward, which never passes a neighbour, so the offset may change in place.
+    struct Position {
+        FileId file;
+        mutable std::uint64_t offset;
+        BlockIndex block;
+        bool operator<(const Position& other) const {
+            return file != other.file ? file < other.file : offset < other.offset;
+        }
+    };
+    using PositionIndex = std::set<Position>;
+
+    struct Links {
+        BlockIndex older = no_block;
+        BlockIndex newer = no_block;
+    };
+    struct List {
+        BlockIndex oldest = no_block;
+        BlockIndex newest = no_block;
+    };
+
+    struct Block {
         FileId file;
         std::uint64_t offset;
-        auto operator<=>(const Key&) const = default;
-    };
-    struct Entry {
         std::uint64_t size;
         double time;
+        std::uint64_t order; // tie-break among equal times in the LRU lists
         bool active;
-        std::uint64_t order; // tie-break among equal times in the LRU sets
+        Links by_age;  // all blocks by (time, order, file, offset)
+        Links in_list; // the same order within the block's active or inactive list
+        PositionIndex::iterator position;
     };
-    struct Lru {
-        double time;
-        std::uint64_t order;
-        Key key;
-        auto operator<=>(const Lru&) const = default;
-    };
-    using BlockMap = std::map<Key, Entry>;
+    using LinksIn = Links Block::*;
 
-    void add_block(Key key, std::uint64_t size, double time, bool active, std::uint64_t order);
-    void remove_block(BlockMap::iterator it);
-    void shrink_front(BlockMap::iterator it, std::uint64_t bytes);
+    void swap(PageCacheModel& other) noexcept;
+    BlockIndex add_block(FileId file, std::uint64_t offset, std::uint64_t size, double time,
+                         bool active, std::uint64_t order, PositionIndex::const_iterator hint);
+    void remove_block(BlockIndex b);
+    void rewrite_whole_block(BlockIndex b, double time, std::uint64_t order);
+    void shrink_front(BlockIndex b, std::uint64_t bytes);
     void balance_lists();
-    std::set<Lru>& list_of(bool active) { return active ? active_ : inactive_; }
+    PositionIndex::const_iterator first_reaching(FileId file, std::uint64_t offset) const;
+    BlockIndex oldest_victim() const;
+    static bool older(const Block& a, const Block& b);
+    List& list_of(bool active) { return active ? active_ : inactive_; }
+    void link_by_age(BlockIndex b);
+    void link_after_elder(BlockIndex elder, BlockIndex b);
+    void link_after(List& list, LinksIn links, BlockIndex after, BlockIndex b);
+    void unlink(List& list, LinksIn links, BlockIndex b);
+    void unlink_everywhere(BlockIndex b);
 
-    BlockMap blocks_;
-    std::set<Lru> active_;   // oldest first
-    std::set<Lru> inactive_; // oldest first
+    std::vector<Block> pool_;             // indexed by BlockIndex; free slots are reused
+    std::vector<BlockIndex> free_blocks_; // pool slots not in use
+    PositionIndex positions_;             // every block by (file, offset)
+    std::vector<PositionIndex::node_type> spare_positions_; // recycled index nodes: no malloc
+    List by_age_;                                           // every block, oldest first
+    List active_;                                           // oldest first
+    List inactive_;                                         // oldest first
     std::uint64_t dirty_ = 0;
     std::uint64_t active_bytes_ = 0;
     std::uint64_t next_order_ = 0;
