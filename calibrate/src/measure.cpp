@@ -164,7 +164,7 @@ std::vector<std::uint64_t> sweep_chunks(bool full, std::uint64_t largest, std::u
 
 MountIo::MountIo(const std::string& directory, const std::string& fs_type,
                  unsigned btrfs_sector_size, int numa_node)
-    : direct_file_(directory, "io", O_DIRECT), buffer_(buffer_bytes, numa_node),
+    : direct_file_(directory, "io", O_DIRECT), buffer_(buffer_bytes, numa_node, Pages::huge),
       random_(0x5eed1234abcdULL) {
     method_ = probe_method(direct_file_.fd(), directory, fs_type, btrfs_sector_size);
     cow_ = fs_type == "btrfs" || fs_type == "zfs" || fs_type == "bcachefs";
