@@ -48,7 +48,10 @@ TEST(EbpfCollector, GlobalDirtyStateThresholdsEqualVmstat) {
     // The read computed the thresholds once: the event and the text carry the same numbers.
     EXPECT_EQ(mine->dirty_thresh, vmstat.at("nr_dirty_threshold") * page);
     EXPECT_EQ(mine->background_thresh, vmstat.at("nr_dirty_background_threshold") * page);
-    EXPECT_GE(mine->dirty_limit, mine->dirty_thresh * 0.5);
+    // dirty_limit is the domain's smoothed limit: it follows a raised threshold only when a writer
+    // next enters balance_dirty_pages, so after a test that lowered vm.dirty_bytes and restored it,
+    // it can stay far below dirty_thresh for a while (seen: 0.66 GB against 2.47 GB).
+    EXPECT_GT(mine->dirty_limit, 0);
     EXPECT_GT(mine->written_total, 0);
     // The snapshot exposes it as the live state.
     const KernelDirtyState state = collector->snapshot();
