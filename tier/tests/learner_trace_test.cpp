@@ -1,0 +1,80 @@
+// The learner against the better of LRU and LFU on the shared cloudPhysics trace at more sizes than
+// the golden eight (docs/tier.md, "The learner"): object mode every 32 MiB, and block mode (4 KiB
+// lines) at sizes that cover each kind of behaviour seen in the full sweep: no switch, one switch
+// that pays (1008 MiB), Random leading right after the cache fills (object mode, 592 MiB). Block
+// mode still has sizes above the target (docs/tier.md lists them); those are held to their
+// measured bound so that they cannot silently get worse.
+#include "iosig/tier/simulator.hpp"
+#include "trace_fixture.hpp"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <initializer_list>
+
+namespace iosig::tier {
+namespace {
+
+struct Misses {
+    std::uint64_t lru, lfu, ws;
+    std::uint64_t best() const { return std::min(lru, lfu); }
+};
+
+Misses compare(const Trace& trace, std::uint64_t cache_size) {
+    Misses m{};
+    for (const char* policy : {"lru", "lfu", "ws"}) {
+        SimConfig config;
+        config.policy = policy;
+        config.cache_size = cache_size;
+        config.line_size = 4096; // block mode only; object mode ignores it
+        const std::uint64_t misses = simulate(trace, config).misses;
+        (policy[1] == 'r' ? m.lru : policy[1] == 'f' ? m.lfu : m.ws) = misses;
+    }
+    return m;
+}
+
+// ws <= (1 + percent / 100) * min(lru, lfu), in integers.
+bool within(const Misses& m, std::uint64_t percent) {
+    return m.ws * 100 <= m.best() * (100 + percent);
+}
+
+TEST(LearnerOnSharedTrace, ObjectModeWithinOnePercentEvery32MiB) {
+    const Trace* trace = test_support::cloud_physics_oracle();
+    IOSIG_REQUIRE_TRACE(trace, "cloudPhysicsIO.oracleGeneral.bin");
+    for (std::uint64_t mib = 32; mib <= 1024; mib += 32) {
+        const Misses m = compare(*trace, mib << 20);
+        EXPECT_TRUE(within(m, 1)) << mib << " MiB: lru " << m.lru << " lfu " << m.lfu << " ws "
+                                  << m.ws;
+    }
+    // Random led the weights right after the cache filled; a decisive switch to it cost 6.4 %.
+    const Misses m = compare(*trace, 592ull << 20);
+    EXPECT_TRUE(within(m, 1)) << "592 MiB: lru " << m.lru << " lfu " << m.lfu << " ws " << m.ws;
+}
+
+TEST(LearnerOnSharedTrace, BlockModeWithinOnePercent) {
+    const Trace* trace = test_support::cloud_physics_csv();
+    IOSIG_REQUIRE_TRACE(trace, "cloudPhysicsIO.csv");
+    // 16 MiB: LRU better; 208-592 MiB: LFU better, the learner must not switch away; 1008 MiB: LRU
+    // better by 11 %, found only after the cache fills near the end of the trace.
+    for (const std::uint64_t mib : {16, 208, 320, 592, 640, 1008}) {
+        const Misses m = compare(*trace, mib << 20);
+        EXPECT_TRUE(within(m, 1)) << mib << " MiB: lru " << m.lru << " lfu " << m.lfu << " ws "
+                                  << m.ws;
+    }
+}
+
+// Known shortfall (docs/tier.md): the learner switches to LRU while LRU's shadow leads, LFU pulls
+// far ahead later, and coming back costs a refill of half the cache. Held to the measured bound
+// (+6.24 % and +22.29 %) plus a little, so that the tests notice if it gets worse.
+TEST(LearnerOnSharedTrace, BlockModeKnownShortfallDoesNotGrow) {
+    const Trace* trace = test_support::cloud_physics_csv();
+    IOSIG_REQUIRE_TRACE(trace, "cloudPhysicsIO.csv");
+    const Misses at128 = compare(*trace, 128ull << 20);
+    EXPECT_TRUE(within(at128, 7)) << "lru " << at128.lru << " lfu " << at128.lfu << " ws "
+                                  << at128.ws;
+    const Misses at512 = compare(*trace, 512ull << 20);
+    EXPECT_TRUE(within(at512, 23))
+        << "lru " << at512.lru << " lfu " << at512.lfu << " ws " << at512.ws;
+}
+
+} // namespace
+} // namespace iosig::tier
