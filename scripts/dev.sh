@@ -63,6 +63,11 @@ run_demo() {
         echo "\$ iosig explain --config configs/paper-node.yaml --sig \"$sig\""
         "$iosig" explain --config "$root/configs/paper-node.yaml" --sig "$sig" || true
     done
+    local trace=$root/../shared/data/traces/cloudPhysicsIO.oracleGeneral.bin
+    if [[ -x $build_dir/bin/iosig-tiersim && -f $trace ]]; then
+        say "iosig-tiersim: the two-tier cache's eviction policies on the CloudPhysics trace"
+        "$build_dir/bin/iosig-tiersim" --trace "$trace" --policy lru,lfu,arc,ws,belady --cache-size 256M,1G || true
+    fi
     if [[ -x $root/scripts/demo-lab.sh && $(id -u) -eq 0 ]]; then
         "$root/scripts/demo-lab.sh" "$build_dir"
     fi

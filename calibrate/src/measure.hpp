@@ -79,6 +79,8 @@ public:
     const IoMethod& method() const { return method_; }
     std::uint64_t file_size() const { return file_size_; }
     const std::string& path() const { return direct_file_.path(); }
+    // The IO buffer's physically contiguous share (IoBuffer::contiguous_share), for diagnostics.
+    std::optional<double> buffer_contiguity() const { return buffer_.contiguous_share(); }
 
     // Queue depth > 1 goes through io_uring (a few large IOs in flight keep a device streaming, as
     // the kernel's own readahead and writeback do); 1 is plain pwrite/pread.

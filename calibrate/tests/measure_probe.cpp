@@ -5,7 +5,8 @@
 // Usage: calibrate_measure_probe DIRECTORY FILE_SIZE
 // stdin, one command per line: PHASE BLOCK QUEUE_DEPTH SECONDS, PHASE one of seq_write, seq_read,
 // random_read, random_write (the first command must be seq_write: it lays the file out).
-// stdout, one JSON object per command: {"phase", "rate", "unit", "engine", "queue_depth", "block"}.
+// stdout, one JSON object per command: {"phase", "rate", "unit", "engine", "queue_depth", "block",
+// "buffer_contiguous"} (the IO buffer's physically contiguous share, -1 when unreadable).
 #include "measure.hpp"
 #include "mountinfo.hpp"
 
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -28,11 +30,11 @@ int usage(const char* why) {
 }
 
 void print(const std::string& phase, double rate, const char* unit, const std::string& engine,
-           unsigned queue_depth, std::uint64_t block) {
+           unsigned queue_depth, std::uint64_t block, std::optional<double> contiguity) {
     std::printf("{\"phase\": \"%s\", \"rate\": %.3f, \"unit\": \"%s\", \"engine\": \"%s\", "
-                "\"queue_depth\": %u, \"block\": %llu}\n",
+                "\"queue_depth\": %u, \"block\": %llu, \"buffer_contiguous\": %.3f}\n",
                 phase.c_str(), rate, unit, engine.c_str(), queue_depth,
-                static_cast<unsigned long long>(block));
+                static_cast<unsigned long long>(block), contiguity.value_or(-1.0));
     std::fflush(stdout);
 }
 
@@ -64,17 +66,20 @@ int main(int argc, char** argv) {
             if (phase == "seq_write") {
                 const Throughput t = io.sequential_write(block, file_size, limits, depth);
                 laid_out = true;
-                print(phase, t.bytes_per_second, "bytes_per_s", t.engine, t.queue_depth, t.block);
+                print(phase, t.bytes_per_second, "bytes_per_s", t.engine, t.queue_depth, t.block,
+                      io.buffer_contiguity());
             } else if (!laid_out) {
                 std::fprintf(stderr, "calibrate_measure_probe: seq_write must come first\n");
                 return 2;
             } else if (phase == "seq_read") {
                 const Throughput t = io.sequential_read(block, limits, depth);
-                print(phase, t.bytes_per_second, "bytes_per_s", t.engine, t.queue_depth, t.block);
+                print(phase, t.bytes_per_second, "bytes_per_s", t.engine, t.queue_depth, t.block,
+                      io.buffer_contiguity());
             } else if (phase == "random_read" || phase == "random_write") {
                 const PhaseLimits iops_limits{seconds, depth + 200ULL, UINT64_MAX, {}};
                 const Iops r = io.random_iops(phase == "random_write", block, depth, iops_limits);
-                print(phase, r.iops, "iops", r.engine, r.queue_depth, r.block);
+                print(phase, r.iops, "iops", r.engine, r.queue_depth, r.block,
+                      io.buffer_contiguity());
             } else {
                 std::fprintf(stderr, "calibrate_measure_probe: unknown phase '%s'\n",
                              phase.c_str());
