@@ -273,8 +273,8 @@ FIO_MOUNTS = ["hdd", "ramdisk", "ssd", "raid1"]  # every lab device (shared is t
 # Mounts compared and printed but not asserted. The ramdisk's rates are memory copies, i.e. this VM's
 # CPU time, which is bimodal here: QD32 4 KiB runs of both tools land near 0.55 M or 0.85 M IOPS from
 # one second to the next, and in whole-suite runs our psync 1 MiB sequential rates came out
-# 0.73-0.89 of fio's while the same probe and fio alone, a minute later, agreed within 1-5 %; the gap
-# appears after the hdd's comparison has run (cause not found; docs/performance.md, "calibrate").
+# 0.73-0.89 of fio's, and outside ctest the same probe and fio agreed within 1-5 % in some runs and
+# not in others minutes later (cause not found; docs/performance.md, "calibrate").
 FIO_REPORTED_ONLY = {"ramdisk": "memory-copy rates on this VM, see FIO_REPORTED_ONLY"}
 FIO_ROUNDS = 5
 
