@@ -9,8 +9,8 @@
 
 namespace iosig::calibrate {
 namespace {
-constexpr std::size_t page = 4096;
 constexpr std::size_t huge_page = 2 << 20;
+const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 
 std::size_t round_up(std::size_t n, std::size_t to) {
     return (n + to - 1) / to * to;
