@@ -6,7 +6,8 @@
 // stdin, one command per line: PHASE BLOCK QUEUE_DEPTH SECONDS, PHASE one of seq_write, seq_read,
 // random_read, random_write (the first command must be seq_write: it lays the file out).
 // stdout, one JSON object per command: {"phase", "rate", "unit", "engine", "queue_depth", "block",
-// "buffer_contiguous"} (the IO buffer's physically contiguous share, -1 when unreadable).
+// "buffer_contiguous", "file"} (the IO buffer's physically contiguous share, -1 when unreadable;
+// the scratch file, which the test hands to fio so that both tools move the same pages).
 #include "measure.hpp"
 #include "mountinfo.hpp"
 
@@ -29,12 +30,16 @@ int usage(const char* why) {
     return 2;
 }
 
+// The path goes into a JSON string: it comes from realpath() of the test's own mount directory and
+// a file name iosig-calibrate chose, so it holds no quote or backslash to escape.
 void print(const std::string& phase, double rate, const char* unit, const std::string& engine,
-           unsigned queue_depth, std::uint64_t block, std::optional<double> contiguity) {
+           unsigned queue_depth, std::uint64_t block, std::optional<double> contiguity,
+           const std::string& file) {
     std::printf("{\"phase\": \"%s\", \"rate\": %.3f, \"unit\": \"%s\", \"engine\": \"%s\", "
-                "\"queue_depth\": %u, \"block\": %llu, \"buffer_contiguous\": %.3f}\n",
+                "\"queue_depth\": %u, \"block\": %llu, \"buffer_contiguous\": %.3f, "
+                "\"file\": \"%s\"}\n",
                 phase.c_str(), rate, unit, engine.c_str(), queue_depth,
-                static_cast<unsigned long long>(block), contiguity.value_or(-1.0));
+                static_cast<unsigned long long>(block), contiguity.value_or(-1.0), file.c_str());
     std::fflush(stdout);
 }
 
@@ -67,19 +72,19 @@ int main(int argc, char** argv) {
                 const Throughput t = io.sequential_write(block, file_size, limits, depth);
                 laid_out = true;
                 print(phase, t.bytes_per_second, "bytes_per_s", t.engine, t.queue_depth, t.block,
-                      io.buffer_contiguity());
+                      io.buffer_contiguity(), io.path());
             } else if (!laid_out) {
                 std::fprintf(stderr, "calibrate_measure_probe: seq_write must come first\n");
                 return 2;
             } else if (phase == "seq_read") {
                 const Throughput t = io.sequential_read(block, limits, depth);
                 print(phase, t.bytes_per_second, "bytes_per_s", t.engine, t.queue_depth, t.block,
-                      io.buffer_contiguity());
+                      io.buffer_contiguity(), io.path());
             } else if (phase == "random_read" || phase == "random_write") {
                 const PhaseLimits iops_limits{seconds, depth + 200ULL, UINT64_MAX, {}};
                 const Iops r = io.random_iops(phase == "random_write", block, depth, iops_limits);
                 print(phase, r.iops, "iops", r.engine, r.queue_depth, r.block,
-                      io.buffer_contiguity());
+                      io.buffer_contiguity(), io.path());
             } else {
                 std::fprintf(stderr, "calibrate_measure_probe: unknown phase '%s'\n",
                              phase.c_str());
