@@ -1,6 +1,7 @@
 #include "real_run.hpp"
 
 #include "iosig/cachesim/kernel_state.hpp"
+#include "warm_pool.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -49,9 +50,19 @@ struct Shared {
     double times[];     // start, end per write
 };
 
+// As much warm memory as the run's writes can put into the page cache (none for direct IO), capped
+// at 2 GiB.
+std::uint64_t warm_pool_bytes(Method method, const std::vector<WriteRequest>& workload) {
+    if (method == Method::direct) return 0;
+    std::uint64_t sum = 0;
+    for (const WriteRequest& w : workload)
+        sum += w.size;
+    return std::min<std::uint64_t>(sum, 2ull << 30);
+}
+
 int child_main(Shared* shared, const std::filesystem::path& file, Method method,
-               const std::vector<WriteRequest>& workload, const unsigned char* data,
-               bool truncate) {
+               const std::vector<WriteRequest>& workload, const unsigned char* data, bool truncate,
+               bool warm_memory) {
     int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0);
     if (method == Method::direct) flags |= O_DIRECT | O_SYNC;
     if (method == Method::sync) flags |= O_SYNC;
@@ -63,12 +74,15 @@ int child_main(Shared* shared, const std::filesystem::path& file, Method method,
         fd = ::open(file.c_str(), flags, 0644);
     if (fd < 0 && !stream) return errno;
 
+    WarmPool pool(warm_memory ? warm_pool_bytes(method, workload) : 0);
     std::uint64_t sink = 0;
     std::uint64_t position = 0;
     shared->t0 = monotonic_now();
     double clock = shared->t0;
     for (std::size_t i = 0; i < workload.size(); ++i) {
         const WriteRequest& w = workload[i];
+        // Inside the gap before the write (the compute delay absorbs it), never inside the write.
+        pool.release_for(w.size);
         if (w.delay > 0) sink += compute_until(clock + w.delay, i);
         const double start = monotonic_now();
         bool ok = true;
@@ -96,25 +110,6 @@ int child_main(Shared* shared, const std::filesystem::path& file, Method method,
         ::close(fd);
     shared->sink = sink;
     return 0;
-}
-
-// Free guest memory that sat unused may have been handed back to the hypervisor, and touching it
-// again is slow (an order of magnitude on this VM). Touching as much anonymous memory as the run
-// will dirty and freeing it just before the run puts warm pages at the head of the free lists,
-// where the page cache allocates from.
-void prewarm(const std::vector<WriteRequest>& workload) {
-    std::uint64_t end = 0;
-    for (const WriteRequest& w : workload)
-        end = std::max(end, w.offset + w.size);
-    const std::size_t bytes = static_cast<std::size_t>(std::min<std::uint64_t>(end, 2ull << 30));
-    if (bytes == 0) return;
-    void* memory =
-        ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) return;
-    auto* bytes_ptr = static_cast<volatile unsigned char*>(memory);
-    for (std::size_t i = 0; i < bytes; i += 4096)
-        bytes_ptr[i] = 1;
-    ::munmap(memory, bytes);
 }
 
 } // namespace
@@ -148,7 +143,6 @@ RunTimings run_workload(const std::filesystem::path& file, Method method,
         x ^= x << 17;
         data.get()[i] = static_cast<unsigned char>(x);
     }
-    if (options.prewarm_memory) prewarm(workload);
     const std::size_t shared_size = sizeof(Shared) + 2 * workload.size() * sizeof(double);
     void* memory =
         ::mmap(nullptr, shared_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -171,7 +165,8 @@ RunTimings run_workload(const std::filesystem::path& file, Method method,
         // The machine is shared: a high CPU priority keeps other users' compilers from deciding the
         // timings (the flusher and the rest of the kernel are unaffected).
         if (options.priority != 0) ::setpriority(PRIO_PROCESS, 0, options.priority);
-        shared->status = child_main(shared, file, method, workload, data.get(), options.truncate);
+        shared->status = child_main(shared, file, method, workload, data.get(), options.truncate,
+                                    options.prewarm_memory);
         ::_exit(0);
     }
     result.pid = pid;

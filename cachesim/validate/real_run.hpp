@@ -28,7 +28,7 @@ struct RunOptions {
     bool truncate = true;       // start from an empty file (else overwrite the existing one)
     bool sync_after = true;     // fsync the file after the run (outside the timed part)
     int priority = -20;         // nice value of the writer (0: unchanged)
-    bool prewarm_memory = true; // touch and free as much memory as the run dirties first
+    bool prewarm_memory = true; // hand the writer warm memory write by write (warm_pool.hpp)
 };
 
 // Runs `workload` with `method` on the new file `file` (created, truncated). Direct IO needs sizes
