@@ -173,6 +173,9 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
             p.writeback_interval = *s.dirty_writeback_interval;
     }
     if (method == Method::buffered && s.memory_bw && *s.memory_bw > 0) p.memory_bw = *s.memory_bw;
+    if ((method == Method::buffered || method == Method::stdio) && s.page_cache_rewrite_bw &&
+        *s.page_cache_rewrite_bw > 0)
+        p.page_cache_rewrite_bw = *s.page_cache_rewrite_bw;
     if (method == Method::stdio) {
         r.need(s.memory_bw, p.memory_bw, "system.memory_bw");
         if (s.stdio_buffer_size && *s.stdio_buffer_size > 0)
@@ -255,6 +258,7 @@ void store_parameters(Node& node, std::string_view device_name, const MeasuredPa
     set(s.page_cache_write_bw, m.page_cache_write_bw, "page_cache_write_bw");
     set(s.page_cache_write_bw_flushing, m.page_cache_write_bw_flushing,
         "page_cache_write_bw_flushing");
+    set(s.page_cache_rewrite_bw, m.page_cache_rewrite_bw, "page_cache_rewrite_bw");
     set(s.write_syscall_base, m.write_syscall_base, "write_syscall_base");
     set(s.write_syscall_per_byte, m.write_syscall_per_byte, "write_syscall_per_byte");
     set(s.sync_write_syscall_base, m.sync_write_syscall_base, "sync_write_syscall_base");

@@ -107,6 +107,19 @@ TEST(Alg1, RewrittenBytesCopyAtMemorySpeed) {
     EXPECT_NEAR(c.cost, 1e-6 + 32768 / 1e9 + 32768 / 1e10, 1e-12);
 }
 
+// memory_bw can be a rate measured in the CPU cache (the harness's fwrite slope); a measured
+// rewrite rate of cached pages takes precedence for the rewritten bytes.
+TEST(Alg1, RewrittenBytesCopyAtTheMeasuredRewriteRateWhenKnown) {
+    ModelParameters p = params();
+    p.memory_bw = 1e11;
+    p.page_cache_rewrite_bw = 4e9;
+    SyscallWriteModel model(p);
+    model.write(1, 0, 65536, 0);
+    const WriteCost c = model.write(1, 32768, 65536, 0);
+    EXPECT_EQ(c.newly_dirtied, 32768u);
+    EXPECT_NEAR(c.cost, 1e-6 + 32768 / 1e9 + 32768 / 4e9, 1e-12);
+}
+
 TEST(Alg1, DelayFlushesDownToTheBackgroundThreshold) {
     SyscallWriteModel model(params(), {12 * MiB, 0});
     model.idle(1.0); // 100 MB/s could write 100 MB, but background write-back stops at 10 MiB

@@ -83,6 +83,11 @@ Calibration calibrate(const CalibrationSetup& setup) {
         m.write_syscall_per_byte = buffered.slope;
     }
 
+    say(setup, "measuring buffered rewrites of cached pages (page_cache_rewrite_bw)");
+    const LinearFit rewrite = measure_buffered_rewrite(setup, std::max(0.0, buffered.slope));
+    record("buffered rewrite", rewrite);
+    if (rewrite.slope > 0) m.page_cache_rewrite_bw = 1 / rewrite.slope;
+
     say(setup,
         "measuring buffered writes while the flusher runs (r_ramdisk under background flush)");
     double writeback = 0, latency = -1;

@@ -39,6 +39,9 @@ Calibration calibrate(const CalibrationSetup& setup);
 
 // The pieces, each usable alone (tests, re-measuring one parameter).
 LinearFit measure_buffered_no_flush(const CalibrationSetup& setup);
+// write() over pages the same run has just dirtied (no allocation, only the copy): the slope over
+// the rewritten bytes, the fresh bytes of each write charged at `fresh_per_byte`.
+LinearFit measure_buffered_rewrite(const CalibrationSetup& setup, double fresh_per_byte);
 // Also returns, from the kernel's samples, the flusher's write-back rate in `writeback_bw` and the
 // time from the background threshold being crossed to the first write-back in `start_latency`.
 LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_syscall_base,

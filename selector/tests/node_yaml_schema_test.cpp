@@ -32,6 +32,7 @@ system:
   memory_bw: 8G/s
   page_cache_write_bw: 2G/s
   page_cache_write_bw_flushing: 1.5G/s
+  page_cache_rewrite_bw: 9G/s
   write_syscall_base: 1.5us
   write_syscall_per_byte: 2.1e-10
   sync_write_syscall_base: 20us
@@ -49,6 +50,7 @@ system:
     EXPECT_DOUBLE_EQ(*s.memory_bw, 8 * GiB);
     EXPECT_DOUBLE_EQ(*s.page_cache_write_bw, 2 * GiB);
     EXPECT_DOUBLE_EQ(*s.page_cache_write_bw_flushing, 1.5 * GiB);
+    EXPECT_DOUBLE_EQ(*s.page_cache_rewrite_bw, 9 * GiB);
     EXPECT_DOUBLE_EQ(*s.write_syscall_base, 1.5e-6);
     EXPECT_DOUBLE_EQ(*s.write_syscall_per_byte, 2.1e-10);
     EXPECT_DOUBLE_EQ(*s.sync_write_syscall_base, 20e-6);

@@ -129,13 +129,14 @@ struct SystemParameters {
     std::optional<double> memory_bw;                    // B/s, memcpy-like
     std::optional<double> page_cache_write_bw;          // B/s, buffered write into the page cache
     std::optional<double> page_cache_write_bw_flushing; // B/s, the same while background flush runs
-    std::optional<double> write_syscall_base;           // s, fixed cost of one write() syscall
-    std::optional<double> write_syscall_per_byte;       // s/B, its size-proportional part
-    std::optional<double> sync_write_syscall_base;      // s, same for O_SYNC writes
-    std::optional<double> sync_write_syscall_per_byte;  // s/B
-    std::optional<double> dirty_ratio;                  // fraction of dirtyable memory (0..1)
-    std::optional<double> dirty_background_ratio;       // fraction
-    std::optional<std::uint64_t> dirty_bytes;           // bytes (overrides ratio when set)
+    std::optional<double> page_cache_rewrite_bw;   // B/s, write() into pages already in the cache
+    std::optional<double> write_syscall_base;      // s, fixed cost of one write() syscall
+    std::optional<double> write_syscall_per_byte;  // s/B, its size-proportional part
+    std::optional<double> sync_write_syscall_base; // s, same for O_SYNC writes
+    std::optional<double> sync_write_syscall_per_byte; // s/B
+    std::optional<double> dirty_ratio;                 // fraction of dirtyable memory (0..1)
+    std::optional<double> dirty_background_ratio;      // fraction
+    std::optional<std::uint64_t> dirty_bytes;          // bytes (overrides ratio when set)
     std::optional<std::uint64_t> dirty_background_bytes;
     std::optional<std::uint64_t> dirtyable_memory;  // bytes the ratios apply to
     std::optional<double> dirty_expire;             // s (vm.dirty_expire_centisecs / 100)
