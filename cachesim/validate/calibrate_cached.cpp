@@ -62,29 +62,26 @@ LinearFit measure_buffered_rewrite(const CalibrationSetup& setup, double fresh_p
     constexpr std::uint64_t chunk = 4 * MiB;
     const std::vector<std::uint64_t> rewritten = {chunk / 4, chunk / 2, 3 * chunk / 4, chunk};
     std::mt19937_64 rng(3);
-    std::vector<Sample> samples;
-    const auto file = setup.dir / "iosig-calibrate.dat";
-    for (int run = 0; run <= 2 * setup.repetitions; ++run) {
+    auto make = [&](int) {
         std::vector<WriteRequest> workload{{0, chunk, 0, 0}};
-        std::vector<std::uint64_t> overlap{0};
         for (std::uint64_t r : shuffled(rewritten, 3, rng)) {
             const WriteRequest& last = workload.back();
             workload.push_back({last.offset + last.size - r, chunk, 0, 0});
-            overlap.push_back(r);
         }
-        wait_for_clean(background_threshold() / 4, 10);
-        if (setup.collector) setup.collector->clear_history();
-        const RunTimings timings = run_workload(file, Method::buffered, workload);
-        if (!timings.ok())
-            throw std::runtime_error(fmt::format("calibration run: {}", timings.error));
-        if (run == 0) continue; // warm-up
-        const std::vector<bool> paused = paused_writes(setup, timings);
-        for (std::size_t i = 1; i < workload.size(); ++i)
-            if (!paused[i])
-                samples.push_back(
-                    {static_cast<double>(overlap[i]),
-                     timings.cost(i) - static_cast<double>(chunk - overlap[i]) * fresh_per_byte});
-    }
+        return workload;
+    };
+    // x: the bytes a write rewrites (the end of the previous write minus its own start); y: its
+    // cost less the fresh bytes at the no-flush rate.
+    auto rewrite_sample = [&](const std::vector<WriteRequest>& w, std::size_t i,
+                              double cost) -> std::optional<Sample> {
+        if (i == 0) return std::nullopt;
+        const auto overlap = static_cast<double>(w[i - 1].offset + w[i - 1].size - w[i].offset);
+        return Sample{overlap, cost - (static_cast<double>(w[i].size) - overlap) * fresh_per_byte};
+    };
+    CalibrationSetup more = setup; // twice the usual runs: the noisiest of the cached parameters
+    more.repetitions = 2 * setup.repetitions;
+    const std::vector<Sample> samples =
+        sample_runs_as(more, Method::buffered, make, rewrite_sample);
     return fit(samples);
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -82,12 +83,12 @@ inline std::vector<bool> paused_writes(const CalibrationSetup& setup, const RunT
     return paused;
 }
 
-// Runs `make(run)` once as a warm-up and `repetitions` more times; keeps the samples `keep`
-// accepts.
-template <class Make, class Keep>
-std::vector<Sample> sample_runs(const CalibrationSetup& setup, Method method, Make make, Keep keep,
-                                RunOptions options = {},
-                                const std::function<void(const RunTimings&)>& after = {}) {
+// Runs `make(run)` once as a warm-up and `repetitions` more times; `sample_of(workload, i, cost)`
+// turns each unpaused write into a sample (x, cost) or drops it (nullopt).
+template <class Make, class SampleOf>
+std::vector<Sample> sample_runs_as(const CalibrationSetup& setup, Method method, Make make,
+                                   SampleOf sample_of, RunOptions options = {},
+                                   const std::function<void(const RunTimings&)>& after = {}) {
     std::vector<Sample> samples;
     const auto file = setup.dir / "iosig-calibrate.dat";
     for (int run = 0; run <= setup.repetitions; ++run) {
@@ -103,10 +104,26 @@ std::vector<Sample> sample_runs(const CalibrationSetup& setup, Method method, Ma
         if (after) after(timings);
         const std::vector<bool> paused = paused_writes(setup, timings);
         for (std::size_t i = 0; i < workload.size(); ++i)
-            if (!paused[i] && keep(workload, i))
-                samples.push_back({static_cast<double>(workload[i].size), timings.cost(i)});
+            if (!paused[i])
+                if (const std::optional<Sample> s = sample_of(workload, i, timings.cost(i)))
+                    samples.push_back(*s);
     }
     return samples;
+}
+
+// The same, the samples being (write size, cost) of the writes `keep` accepts.
+template <class Make, class Keep>
+std::vector<Sample> sample_runs(const CalibrationSetup& setup, Method method, Make make, Keep keep,
+                                RunOptions options = {},
+                                const std::function<void(const RunTimings&)>& after = {}) {
+    return sample_runs_as(
+        setup, method, make,
+        [&keep](const std::vector<WriteRequest>& w, std::size_t i,
+                double cost) -> std::optional<Sample> {
+            if (!keep(w, i)) return std::nullopt;
+            return Sample{static_cast<double>(w[i].size), cost};
+        },
+        options, after);
 }
 
 // Through the per-size medians, by relative residuals: the medians are what the evaluation compares
