@@ -96,13 +96,17 @@ TEST(Alg1, RewritingDirtyDataAddsNothingAndIsNotThrottled) {
     EXPECT_NEAR(model.dirty_bytes(), dirty, 1);
 }
 
+// Writes 64 KiB, then 64 KiB from its middle: half of the second write rewrites dirty pages.
+WriteCost half_rewrite(const ModelParameters& p) {
+    SyscallWriteModel model(p);
+    model.write(1, 0, 65536, 0);
+    return model.write(1, 32768, 65536, 0);
+}
+
 TEST(Alg1, RewrittenBytesCopyAtMemorySpeed) {
     ModelParameters p = params();
     p.memory_bw = 1e10;
-    SyscallWriteModel model(p);
-    model.write(1, 0, 65536, 0);
-    // Half of the next write rewrites dirty pages: 32 KiB at r_ramdisk, 32 KiB at memory speed.
-    const WriteCost c = model.write(1, 32768, 65536, 0);
+    const WriteCost c = half_rewrite(p); // 32 KiB at r_ramdisk, 32 KiB at memory speed
     EXPECT_EQ(c.newly_dirtied, 32768u);
     EXPECT_NEAR(c.cost, 1e-6 + 32768 / 1e9 + 32768 / 1e10, 1e-12);
 }
@@ -113,9 +117,7 @@ TEST(Alg1, RewrittenBytesCopyAtTheMeasuredRewriteRateWhenKnown) {
     ModelParameters p = params();
     p.memory_bw = 1e11;
     p.page_cache_rewrite_bw = 4e9;
-    SyscallWriteModel model(p);
-    model.write(1, 0, 65536, 0);
-    const WriteCost c = model.write(1, 32768, 65536, 0);
+    const WriteCost c = half_rewrite(p);
     EXPECT_EQ(c.newly_dirtied, 32768u);
     EXPECT_NEAR(c.cost, 1e-6 + 32768 / 1e9 + 32768 / 4e9, 1e-12);
 }

@@ -379,7 +379,7 @@ def measure_pairs(probe, shapes, size, fallocate):
     and another, written the same way a second later, at 8.5-8.8 GB/s, run after run (the guest
     pages each file landed on are backed differently by the host), and a file of fio's own against
     the calibrator's showed the calibrator 0.73-0.89 of fio. On the same file the two agreed
-    (median ratio 1.02 over six pairs)."""
+    (median ratio 1.03 over six pairs)."""
     ours = {s[0]: [] for s in shapes}
     theirs = {s[0]: [] for s in shapes}
     for round_number in range(FIO_ROUNDS):

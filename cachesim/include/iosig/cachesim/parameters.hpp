@@ -51,10 +51,9 @@ struct ModelParameters {
     double memory_bw = 0;                    // user-space memcpy (stdio buffer), B/s
     double page_cache_write_bw = 0;          // r_ramdisk: write() into the page cache, B/s
     double page_cache_write_bw_flushing = 0; // the same while the kernel flushes in the background
-    double page_cache_rewrite_bw =
-        0;                         // write() into pages already in the cache (no allocation), B/s
-    double write_syscall_base = 0; // L_w: fixed cost of one write(), s
-    double direct_write_base = 0;  // L_sync of Eq. 2: fixed cost of an O_DIRECT|O_SYNC write
+    double page_cache_rewrite_bw = 0;        // write() over pages already dirty in the cache, B/s
+    double write_syscall_base = 0;           // L_w: fixed cost of one write(), s
+    double direct_write_base = 0;       // L_sync of Eq. 2: fixed cost of an O_DIRECT|O_SYNC write
     double sync_write_syscall_base = 0; // L_sync of Eq. 3: fixed cost of an O_SYNC write(), s
     double sync_copy_per_byte = 0;      // Eq. 3: copy into the page cache of an O_SYNC write, s/B
     double stdio_call_base = 0;         // fixed cost of one fwrite() (not in the schema yet: 0)
