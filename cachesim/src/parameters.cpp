@@ -122,6 +122,17 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
     if (const auto wb = stored_writeback_bandwidth(*device)) p.writeback_bw = *wb;
     if (const auto q = stored_completion_quantum(*device)) p.sync_completion_quantum = *q;
     if (const auto l = stored_writeback_start_latency(*device)) p.writeback_start_latency = *l;
+    if (method == Method::direct || method == Method::sync) {
+        const bool direct = method == Method::direct;
+        std::string problem;
+        auto curve = stored_cost_curve(*device, direct ? "direct_write_curve" : "sync_write_curve",
+                                       &problem);
+        if (curve)
+            (direct ? p.direct_write_curve : p.sync_write_curve) = std::move(*curve);
+        else if (!problem.empty())
+            r.note(fmt::format("{}; Eq. {} with its fitted line instead", problem,
+                               direct ? "2" : "3"));
+    }
 
     if (method == Method::direct) {
         // Eq. 2's fixed cost: the device's per-call latency as measured through O_DIRECT, else the
@@ -190,14 +201,26 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
 
 namespace {
 
-std::optional<std::string> calibration_value(const Device& device, const char* key) {
-    if (device.calibration_yaml.empty()) return std::nullopt;
+YAML::Node calibration_entry(const Device& device, const char* key) {
+    if (device.calibration_yaml.empty()) return {};
     try {
-        const YAML::Node value = YAML::Load(device.calibration_yaml)["cachesim"][key];
-        if (value && value.IsScalar()) return value.Scalar();
+        return YAML::Load(device.calibration_yaml)["cachesim"][key];
     } catch (const YAML::Exception&) {
+        return {};
     }
+}
+
+std::optional<std::string> calibration_value(const Device& device, const char* key) {
+    const YAML::Node value = calibration_entry(device, key);
+    if (value && value.IsScalar()) return value.Scalar();
     return std::nullopt;
+}
+
+YAML::Node curve_to_yaml(const CostCurve& curve) {
+    YAML::Node map(YAML::NodeType::Map);
+    for (const auto& [size, cost] : curve.points())
+        map[format_size(static_cast<std::uint64_t>(size))] = format_duration(cost);
+    return map;
 }
 
 } // namespace
@@ -226,9 +249,33 @@ std::optional<double> stored_writeback_start_latency(const Device& device) {
     return std::nullopt;
 }
 
-void store_device_calibration(Device& device, std::optional<double> writeback_bw,
-                              std::optional<double> completion_quantum,
-                              std::optional<double> writeback_start_latency) {
+std::optional<CostCurve> stored_cost_curve(const Device& device, const char* key,
+                                           std::string* problem) {
+    const YAML::Node map = calibration_entry(device, key);
+    if (!map) return std::nullopt;
+    auto fail = [&](std::string why) -> std::optional<CostCurve> {
+        if (problem)
+            *problem = fmt::format("devices.{}.calibration.cachesim.{}: {}", device.name, key, why);
+        return std::nullopt;
+    };
+    if (!map.IsMap()) return fail("expected a map of write size to cost, e.g. {4K: 120us}");
+    std::vector<std::pair<double, double>> points;
+    for (const auto& entry : map) {
+        if (!entry.first.IsScalar() || !entry.second.IsScalar())
+            return fail("expected a map of write size to cost, e.g. {4K: 120us}");
+        const auto size = parse_size(entry.first.Scalar());
+        const auto cost = parse_duration_seconds(entry.second.Scalar());
+        if (!size || *size.value == 0)
+            return fail(fmt::format("'{}' is not a write size", entry.first.Scalar()));
+        if (!cost || *cost.value <= 0)
+            return fail(fmt::format("'{}' is not a positive duration", entry.second.Scalar()));
+        points.emplace_back(static_cast<double>(*size.value), *cost.value);
+    }
+    if (points.empty()) return fail("empty");
+    return CostCurve(std::move(points));
+}
+
+void store_device_calibration(Device& device, const MeasuredParameters& values) {
     YAML::Node root;
     try {
         if (!device.calibration_yaml.empty()) root = YAML::Load(device.calibration_yaml);
@@ -236,11 +283,16 @@ void store_device_calibration(Device& device, std::optional<double> writeback_bw
         root = YAML::Node();
     }
     if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
-    if (writeback_bw) root["cachesim"]["writeback_bw"] = fmt::format("{:.0f}", *writeback_bw);
-    if (completion_quantum)
-        root["cachesim"]["sync_completion_quantum"] = format_duration(*completion_quantum);
-    if (writeback_start_latency)
-        root["cachesim"]["writeback_start_latency"] = format_duration(*writeback_start_latency);
+    YAML::Node cachesim = root["cachesim"];
+    if (values.writeback_bw) cachesim["writeback_bw"] = fmt::format("{:.0f}", *values.writeback_bw);
+    if (values.sync_completion_quantum)
+        cachesim["sync_completion_quantum"] = format_duration(*values.sync_completion_quantum);
+    if (values.writeback_start_latency)
+        cachesim["writeback_start_latency"] = format_duration(*values.writeback_start_latency);
+    if (values.direct_write_curve && !values.direct_write_curve->empty())
+        cachesim["direct_write_curve"] = curve_to_yaml(*values.direct_write_curve);
+    if (values.sync_write_curve && !values.sync_write_curve->empty())
+        cachesim["sync_write_curve"] = curve_to_yaml(*values.sync_write_curve);
     YAML::Emitter out;
     out << YAML::Flow << root;
     device.calibration_yaml = out.c_str();
@@ -276,9 +328,9 @@ void store_parameters(Node& node, std::string_view device_name, const MeasuredPa
         set_perf(d.performance.seq_read_bw, m.device_read_bw, "seq_read_bw");
         set_perf(d.performance.seek_latency, m.seek_latency, "seek_latency");
         set_perf(d.performance.op_latency, m.op_latency, "op_latency");
-        if (m.writeback_bw || m.sync_completion_quantum || m.writeback_start_latency)
-            store_device_calibration(d, m.writeback_bw, m.sync_completion_quantum,
-                                     m.writeback_start_latency);
+        if (m.writeback_bw || m.sync_completion_quantum || m.writeback_start_latency ||
+            m.direct_write_curve || m.sync_write_curve)
+            store_device_calibration(d, m);
     }
 }
 

@@ -7,7 +7,10 @@
 namespace iosig::cachesim {
 
 double direct_sync_write_cost(const ModelParameters& p, double size, bool random) {
-    return p.direct_write_base + size / p.device_write_bw + (random ? p.seek_latency : 0.0);
+    const double device = p.direct_write_curve.empty()
+                              ? p.direct_write_base + size / p.device_write_bw
+                              : p.direct_write_curve.cost(size);
+    return device + (random ? p.seek_latency : 0.0);
 }
 
 double direct_sync_total_cost(const ModelParameters& p, std::span<const double> sizes,
@@ -23,12 +26,15 @@ double sync_write_cost(const ModelParameters& p, double size, bool random,
     const double b = p.block_size;
     const double whole = std::floor(size / b) * b; // s_b
     const double rest = size - whole;              // s_r
-    double cost =
-        p.sync_write_syscall_base + size * p.sync_copy_per_byte + whole / p.device_write_bw;
-    if (rest > 0) {
-        if (read_partial_block) cost += b / p.device_read_bw;
-        cost += b / p.device_write_bw;
+    double cost = 0;
+    if (p.sync_write_curve.empty()) {
+        cost = p.sync_write_syscall_base + size * p.sync_copy_per_byte + whole / p.device_write_bw;
+        if (rest > 0) cost += b / p.device_write_bw;
+    } else {
+        // The curve was measured with whole blocks: a partial last block is written whole.
+        cost = p.sync_write_curve.cost(whole + (rest > 0 ? b : 0.0));
     }
+    if (rest > 0 && read_partial_block) cost += b / p.device_read_bw;
     if (random) cost += p.seek_latency;
     return cost;
 }

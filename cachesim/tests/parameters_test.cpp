@@ -177,6 +177,49 @@ TEST(StoreParameters, WritesThroughTheSchemaAndRoundTrips) {
     EXPECT_EQ(again.node->provenance.at("system.page_cache_write_bw"), Provenance::measured);
 }
 
+TEST(StoreParameters, CostCurvesRoundTripAndReplaceTheLines) {
+    Node node = load();
+    MeasuredParameters m;
+    m.direct_write_curve = CostCurve({{4096, 130e-6}, {65536, 178e-6}, {1048576, 774e-6}});
+    m.sync_write_curve = CostCurve({{4096, 147e-6}, {8192, 150e-6}});
+    store_parameters(node, "disk", m);
+    const NodeLoadResult again = load_node_text(to_yaml(node), "written.yaml");
+    ASSERT_TRUE(again.ok());
+    const Device& disk = again.node->devices[0];
+    const auto direct = stored_cost_curve(disk, "direct_write_curve");
+    ASSERT_TRUE(direct);
+    EXPECT_EQ(direct->points(), m.direct_write_curve->points());
+    EXPECT_DOUBLE_EQ(*stored_writeback_bandwidth(disk), 500 * MiB); // kept beside the curves
+
+    const ModelParameters p =
+        *resolve_parameters(*again.node, again.node->mounts[0], Method::direct).parameters;
+    EXPECT_DOUBLE_EQ(p.direct_write_curve.cost(65536), 178e-6);
+    const ModelParameters s =
+        *resolve_parameters(*again.node, again.node->mounts[0], Method::sync).parameters;
+    EXPECT_DOUBLE_EQ(s.sync_write_curve.cost(8192), 150e-6);
+    EXPECT_TRUE(s.direct_write_curve.empty()); // each method reads only its own curve
+}
+
+TEST(StoreParameters, AnUnreadableCurveLeavesTheLine) {
+    std::string text = node_yaml;
+    const std::string at = "        writeback_bw: 500M/s\n";
+    ASSERT_NE(text.find(at), std::string::npos);
+    text.insert(text.find(at) + at.size(), "        direct_write_curve: {4K: 100us, 64K: fast}\n");
+    const NodeLoadResult r = load_node_text(text, "node.yaml");
+    ASSERT_TRUE(r.ok());
+    std::string problem;
+    EXPECT_FALSE(stored_cost_curve(r.node->devices[0], "direct_write_curve", &problem));
+    EXPECT_EQ(problem, "devices.disk.calibration.cachesim.direct_write_curve: 'fast' is not a "
+                       "positive duration");
+    const ResolvedParameters resolved =
+        resolve_parameters(*r.node, r.node->mounts[0], Method::direct);
+    ASSERT_TRUE(resolved.ok());
+    EXPECT_TRUE(resolved.parameters->direct_write_curve.empty());
+    EXPECT_DOUBLE_EQ(resolved.parameters->direct_write_base, 3e-3);
+    ASSERT_EQ(resolved.notes.size(), 1u);
+    EXPECT_EQ(resolved.notes[0], problem + "; Eq. 2 with its fitted line instead");
+}
+
 TEST(MountForPath, PicksTheLongestPrefix) {
     Node node = load();
     Mount root;

@@ -53,6 +53,24 @@ TEST(Eq3SyncThroughCache, RemainderCostsABlockReadAndAWholeBlockWrite) {
                 1e-15);
 }
 
+TEST(Eq2DirectSync, AMeasuredCurveReplacesTheLine) {
+    ModelParameters p = device();
+    p.direct_write_curve = CostCurve({{4096, 120e-6}, {65536, 180e-6}});
+    EXPECT_DOUBLE_EQ(direct_sync_write_cost(p, 4096, false), 120e-6);
+    EXPECT_DOUBLE_EQ(direct_sync_write_cost(p, 34816, false), 150e-6);      // halfway
+    EXPECT_DOUBLE_EQ(direct_sync_write_cost(p, 4096, true), 120e-6 + 5e-3); // the seek stays
+}
+
+TEST(Eq3SyncThroughCache, AMeasuredCurveIsReadAtTheWholeBlocksWritten) {
+    ModelParameters p = device();
+    p.sync_write_curve = CostCurve({{4096, 130e-6}, {8192, 150e-6}, {65536, 200e-6}});
+    EXPECT_DOUBLE_EQ(sync_write_cost(p, 8192, false, false), 150e-6);
+    // 6000 B reach into a second block: the device writes 8 KiB; the read of the partial block is
+    // still Eq. 3's.
+    EXPECT_DOUBLE_EQ(sync_write_cost(p, 6000, false, false), 150e-6);
+    EXPECT_NEAR(sync_write_cost(p, 6000, true, true), 150e-6 + 4096 / 200e6 + 5e-3, 1e-15);
+}
+
 TEST(Eq4SyncTotal, IsTheSumOfEq3OverTheChunks) {
     const ModelParameters p = device();
     const double sizes[] = {6000, 8192};

@@ -3,6 +3,7 @@
 
 #include "calibrate_runs.hpp"
 #include "iosig/cachesim/sync_cost.hpp"
+#include "iosig/units.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <optional>
 #include <random>
 #include <stdio_ext.h>
 #include <unistd.h>
@@ -18,6 +20,25 @@
 namespace iosig::cachesim::validate {
 
 using namespace detail;
+
+namespace {
+
+// Prints the measured curve and, for the direct writes, how far Eq. 2's line is from it.
+void record_curve(const CalibrationSetup& setup, const char* name, const CostCurve& curve,
+                  const std::optional<LinearFit>& line) {
+    std::string text = fmt::format("  {} per-size medians:", name);
+    for (const auto& [size, cost] : curve.points()) {
+        text +=
+            fmt::format(" {} {:.3g} ms", format_size(static_cast<std::uint64_t>(size)), cost * 1e3);
+        if (line)
+            text += fmt::format(" (line {:+.0f} %)",
+                                (line->intercept + line->slope * size) / cost * 100 - 100);
+        text += ";";
+    }
+    say(setup, text);
+}
+
+} // namespace
 
 Calibration calibrate(const CalibrationSetup& setup) {
     Calibration c;
@@ -32,8 +53,11 @@ Calibration calibrate(const CalibrationSetup& setup) {
 
     say(setup, "measuring O_DIRECT|O_SYNC writes (Eq. 2: L_sync, B_dev)");
     double quantum = 0;
-    const LinearFit direct = measure_direct(setup, &quantum);
+    CostCurve direct_curve;
+    const LinearFit direct = measure_direct(setup, &quantum, &direct_curve);
     record("direct", direct);
+    record_curve(setup, "direct", direct_curve, direct);
+    if (!direct_curve.empty()) m.direct_write_curve = direct_curve;
     m.op_latency = std::max(0.0, direct.intercept);
     if (direct.slope > 0) m.device_write_bw = 1 / direct.slope;
     if (quantum > 0 && !setup.use_completion_ticks) {
@@ -66,8 +90,11 @@ Calibration calibrate(const CalibrationSetup& setup) {
     with_device.device_write_bw = m.device_write_bw.value_or(1e9);
     with_device.sync_completion_quantum = quantum;
     say(setup, "measuring O_SYNC writes through the page cache (Eq. 3: copy cost)");
-    const LinearFit sync = measure_sync(setup, with_device);
+    CostCurve sync_curve;
+    const LinearFit sync = measure_sync(setup, with_device, &sync_curve);
     record("sync (device part removed)", sync);
+    record_curve(setup, "sync", sync_curve, std::nullopt);
+    if (!sync_curve.empty()) m.sync_write_curve = sync_curve;
     // Stored as iosig-calibrate defines them: the fixed cost, and the whole per-byte slope (copy +
     // device).
     m.sync_write_syscall_base = std::max(0.0, sync.intercept);

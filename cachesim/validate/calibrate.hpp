@@ -48,9 +48,14 @@ LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_
                                     double* writeback_bw = nullptr,
                                     double* start_latency = nullptr);
 // Eq. 2's L_sync (intercept) and 1/B_dev (slope); `quantum` receives the completion tick if the
-// medians form a staircase (then the line is fitted through the staircase).
-LinearFit measure_direct(const CalibrationSetup& setup, double* quantum = nullptr);
-LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& with_device);
+// medians form a staircase (then the line is fitted through the staircase), `curve` the per-size
+// medians (4 KiB .. 16 MiB, doubling).
+LinearFit measure_direct(const CalibrationSetup& setup, double* quantum = nullptr,
+                         CostCurve* curve = nullptr);
+// Eq. 3's L_sync and c_copy given the device part; `curve` receives the per-size medians of whole-
+// block O_SYNC appends (4 KiB .. 4 MiB, doubling).
+LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& with_device,
+                       CostCurve* curve = nullptr);
 LinearFit measure_stdio_copy(const CalibrationSetup& setup);
 double measure_seek(const CalibrationSetup& setup);
 LinearFit measure_direct_read(const CalibrationSetup& setup);

@@ -19,15 +19,37 @@ namespace iosig::cachesim::validate {
 
 using namespace detail;
 
-LinearFit measure_direct(const CalibrationSetup& setup, double* quantum) {
+namespace {
+
+// Whole-block sizes 4 KiB, 8 KiB, ... up to `largest`: a grid that does not favour any workload's
+// chunk size, dense enough that interpolating between neighbours costs little.
+std::vector<std::uint64_t> doubling_sizes(std::uint64_t largest) {
+    std::vector<std::uint64_t> out;
+    for (std::uint64_t s = 4 * KiB; s <= largest; s *= 2)
+        out.push_back(s);
+    return out;
+}
+
+CostCurve curve_of(const std::vector<SizeMedian>& medians) {
+    std::vector<std::pair<double, double>> points;
+    for (const SizeMedian& m : medians)
+        points.emplace_back(m.size, m.median);
+    return CostCurve(std::move(points));
+}
+
+} // namespace
+
+LinearFit measure_direct(const CalibrationSetup& setup, double* quantum, CostCurve* curve) {
     std::mt19937_64 rng(3);
-    const std::vector<std::uint64_t> sizes = {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB,
-                                              2 * MiB, 4 * MiB,  8 * MiB,  16 * MiB};
+    const std::vector<std::uint64_t> sizes = doubling_sizes(16 * MiB);
     auto samples = sample_runs(
-        setup, Method::direct, [&](int) { return appends(size_streams(sizes, 4, rng)); },
-        inside_stream);
+        setup, Method::direct, [&](int) { return appends(size_streams(sizes, 6, rng, 3)); },
+        [](const std::vector<WriteRequest>& w, std::size_t i) {
+            return settled_in_stream(w, i, 2);
+        });
     LinearFit line = two_range_fit(samples, 64 * KiB);
     const auto medians = per_size_medians(sizes_of(samples), costs_of(samples));
+    if (curve) *curve = curve_of(medians);
     const double q = detect_quantum(medians);
     if (quantum) *quantum = q;
     if (q > 0 && setup.use_completion_ticks) {
@@ -39,17 +61,20 @@ LinearFit measure_direct(const CalibrationSetup& setup, double* quantum) {
     return line;
 }
 
-LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& p) {
+LinearFit measure_sync(const CalibrationSetup& setup, const ModelParameters& p, CostCurve* curve) {
     // Eq. 3 with the device part as given: the fixed cost L and the copy cost per byte are fitted.
+    // Whole-block sizes only, so that the medians are also the curve Eq. 3 rounds writes up to.
     const double q = p.sync_completion_quantum;
     std::mt19937_64 rng(4);
-    const std::vector<std::uint64_t> sizes = {4 * KiB, 6000,      16 * KiB, 64 * KiB,
-                                              100000,  256 * KiB, 1 * MiB,  4 * MiB};
+    const std::vector<std::uint64_t> sizes = doubling_sizes(4 * MiB);
     auto samples = sample_runs(
-        setup, Method::sync, [&](int) { return appends(size_streams(sizes, 4, rng)); },
-        inside_stream);
+        setup, Method::sync, [&](int) { return appends(size_streams(sizes, 6, rng, 3)); },
+        [](const std::vector<WriteRequest>& w, std::size_t i) {
+            return settled_in_stream(w, i, 2);
+        });
+    const auto medians = per_size_medians(sizes_of(samples), costs_of(samples));
+    if (curve) *curve = curve_of(medians);
     if (q > 0) {
-        const auto medians = per_size_medians(sizes_of(samples), costs_of(samples));
         auto cost = [&p](double l, double c, double s) {
             ModelParameters x = p;
             x.sync_write_syscall_base = l;

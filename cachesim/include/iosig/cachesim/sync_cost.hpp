@@ -9,7 +9,8 @@
 namespace iosig::cachesim {
 
 // One term of Eq. 2: an O_DIRECT|O_SYNC write of `size` bytes,
-//   L_sync + size / B_dev + [random] * L_seek     (L_sync = ModelParameters::direct_write_base).
+//   L_sync + size / B_dev + [random] * L_seek     (L_sync = ModelParameters::direct_write_base),
+// with the measured direct_write_curve(size) in place of the first two terms when there is one.
 double direct_sync_write_cost(const ModelParameters& p, double size, bool random);
 
 // Eq. 2 summed over n chunks of total size S:
@@ -22,6 +23,9 @@ double direct_sync_total_cost(const ModelParameters& p, std::span<const double> 
 // block holds data that is not in the page cache) and a whole-block write:
 //   L_sync + s * c_copy + s_b / B_dev + [s_r > 0] * ([read] * B / B_read + B / B_dev) + [random] *
 //   L_seek
+// With a measured sync_write_curve, curve(s_b + [s_r > 0] * B) stands for L_sync + s * c_copy +
+// s_b / B_dev + [s_r > 0] * B / B_dev (the write rounded up to whole blocks, as the device sees
+// it).
 double sync_write_cost(const ModelParameters& p, double size, bool random, bool read_partial_block);
 
 // Eq. 4: the sum of Eq. 3 over the chunks (the paper's form reads every partial block).
