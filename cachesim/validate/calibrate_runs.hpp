@@ -62,16 +62,11 @@ inline std::vector<std::uint64_t> size_streams(const std::vector<std::uint64_t>&
     return out;
 }
 
-// Keeps the writes that follow one of the same size.
-inline bool inside_stream(const std::vector<WriteRequest>& w, std::size_t i) {
-    return i > 0 && w[i - 1].size == w[i].size;
-}
-
 // Keeps the writes that follow `settle` writes of the same size: on the virtio disk a small
 // synchronous write right after a stream of large ones still costs up to 1.5x its steady cost for
 // a few writes, and the workloads compared with are long streams of one size.
 inline bool settled_in_stream(const std::vector<WriteRequest>& w, std::size_t i,
-                              std::size_t settle = 3) {
+                              std::size_t settle) {
     if (i < settle) return false;
     for (std::size_t k = 1; k <= settle; ++k)
         if (w[i - k].size != w[i].size) return false;
