@@ -219,7 +219,7 @@ std::optional<std::string> calibration_value(const Device& device, const char* k
 YAML::Node curve_to_yaml(const CostCurve& curve) {
     YAML::Node map(YAML::NodeType::Map);
     for (const auto& [size, cost] : curve.points())
-        map[format_size(static_cast<std::uint64_t>(size))] = format_duration(cost);
+        map[format_size(static_cast<std::uint64_t>(size))] = fmt::format("{:.1f}us", cost * 1e6);
     return map;
 }
 

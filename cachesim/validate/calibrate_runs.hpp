@@ -44,35 +44,6 @@ inline std::vector<std::uint64_t> shuffled(std::vector<std::uint64_t> sizes, int
     return out;
 }
 
-// Streams of `run` writes of one size after another, each size `copies` times, in random order:
-// synchronous writes behave differently right after a write of another size (a journal commit
-// still pending), the workloads they are compared with are streams of one size, and several
-// streams per size spread its samples over the run (the virtio disk's speed wanders within
-// seconds).
-inline std::vector<std::uint64_t> size_streams(const std::vector<std::uint64_t>& sizes, int run,
-                                               std::mt19937_64& rng, int copies = 1) {
-    std::vector<std::uint64_t> order;
-    for (int c = 0; c < copies; ++c)
-        order.insert(order.end(), sizes.begin(), sizes.end());
-    std::shuffle(order.begin(), order.end(), rng);
-    std::vector<std::uint64_t> out;
-    for (std::uint64_t s : order)
-        for (int i = 0; i < run; ++i)
-            out.push_back(s);
-    return out;
-}
-
-// Keeps the writes that follow `settle` writes of the same size: on the virtio disk a small
-// synchronous write right after a stream of large ones still costs up to 1.5x its steady cost for
-// a few writes, and the workloads compared with are long streams of one size.
-inline bool settled_in_stream(const std::vector<WriteRequest>& w, std::size_t i,
-                              std::size_t settle) {
-    if (i < settle) return false;
-    for (std::size_t k = 1; k <= settle; ++k)
-        if (w[i - k].size != w[i].size) return false;
-    return true;
-}
-
 inline double background_threshold() {
     const auto state = read_procfs_state();
     return state && state->global ? state->global->background_thresh : 0;

@@ -46,6 +46,26 @@ std::string join_args(int argc, char** argv) {
     return out;
 }
 
+// The device's cost curve for `method`, measured again now and stored in the node.
+void remeasure_curve(Node& node, const Mount& mount, Method method, const CalibrationSetup& setup) {
+    MeasuredParameters fresh;
+    CostCurve curve;
+    if (method == Method::direct) {
+        measure_direct(setup, nullptr, &curve);
+        fresh.direct_write_curve = curve;
+    } else {
+        ModelParameters with_device;
+        const Device* device = node.find_device(mount.device);
+        with_device.device_write_bw =
+            device && device->performance.seq_write_bw > 0 ? device->performance.seq_write_bw : 1e9;
+        measure_sync(setup, with_device, &curve);
+        fresh.sync_write_curve = curve;
+    }
+    store_parameters(node, mount.device, fresh);
+    log_line(fmt::format("{} cost curve measured again ({} sizes)", to_string(method),
+                         curve.points().size()));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -57,11 +77,15 @@ int main(int argc, char** argv) {
     int runs = 5;
     double scale = 1.0;
     bool do_calibrate = false, restore_only = false, no_bpf = false, list = false, ticks = false;
+    bool recalibrate_curves = false;
     app.add_option("--dir", dir_text,
                    "Directory on the mount to test (test files are created there)");
     app.add_option("--config", configs, "Node YAML with the model's parameters (repeat to layer)");
     app.add_flag("--calibrate", do_calibrate,
                  "Measure the parameters first (regression over sizes)");
+    app.add_flag("--recalibrate-curves", recalibrate_curves,
+                 "Re-measure the direct or sync cost curve just before each direct and sync "
+                 "scenario (tells the model's error from the disk's drift)");
     app.add_option("--write-config", write_config,
                    "Where to write the node YAML with measured parameters")
         ->capture_default_str();
@@ -195,6 +219,8 @@ int main(int argc, char** argv) {
         }
         ExperimentSetup setup{dir, runs, collector.get(), &*node, mount, log_line};
         for (const Scenario& s : scenarios) {
+            if (recalibrate_curves && (s.method == Method::direct || s.method == Method::sync))
+                remeasure_curve(*node, *mount, s.method, {dir, 7, collector.get(), {}, ticks});
             log_line(
                 fmt::format("scenario {}: {} ({} writes)", s.name, s.title, s.workload.size()));
             ScenarioResult r = run_scenario(setup, s);
