@@ -65,6 +65,33 @@ inline std::vector<bool> paused_writes(const CalibrationSetup& setup, const RunT
     return paused;
 }
 
+// Runs of one size each, as the workloads compared with are: `per_run` appends of one size to a
+// new file, the first `settle` left out. Every repetition runs every size once, in a new random
+// order, after one discarded round. Mixing sizes in one file measured the small ones slower than
+// streams of one size see them: O_DIRECT|O_SYNC writes 4-28 % (the device still busy with the
+// large writes); the fixed cost of a buffered write() came out 2.9-3.9 us mixed, 2.3-2.6 us from
+// runs of one size.
+inline std::vector<Sample> single_size_runs(const CalibrationSetup& setup, Method method,
+                                            std::vector<std::uint64_t> sizes, std::mt19937_64& rng,
+                                            std::size_t per_run = 12, std::size_t settle = 2) {
+    std::vector<Sample> samples;
+    const auto file = setup.dir / "iosig-calibrate.dat";
+    for (int pass = 0; pass <= setup.repetitions; ++pass) {
+        std::shuffle(sizes.begin(), sizes.end(), rng);
+        for (std::uint64_t size : sizes) {
+            if (method == Method::buffered || method == Method::stdio)
+                wait_for_clean(background_threshold() / 4, 10);
+            const RunTimings t =
+                run_workload(file, method, appends(std::vector<std::uint64_t>(per_run, size)));
+            if (!t.ok()) throw std::runtime_error(fmt::format("calibration run: {}", t.error));
+            if (pass == 0) continue;
+            for (std::size_t i = settle; i < per_run; ++i)
+                samples.push_back({static_cast<double>(size), t.cost(i)});
+        }
+    }
+    return samples;
+}
+
 // Runs `make(run)` once as a warm-up and `repetitions` more times; `sample_of(workload, i, cost)`
 // turns each unpaused write into a sample (x, cost) or drops it (nullopt).
 template <class Make, class SampleOf>

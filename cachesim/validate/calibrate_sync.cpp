@@ -30,29 +30,6 @@ std::vector<std::uint64_t> doubling_sizes(std::uint64_t largest) {
     return out;
 }
 
-// Runs of one size each, as the workloads compared with are: `per_run` appends of one size to a
-// new file, the first `settle` left out. Every repetition runs every size once, in a new random
-// order, after one discarded round. Streams of several sizes in one file measured the small sizes
-// 4-28 % slower than the sweeps of one size (the device still busy with the large writes).
-std::vector<Sample> single_size_runs(const CalibrationSetup& setup, Method method,
-                                     std::vector<std::uint64_t> sizes, std::mt19937_64& rng,
-                                     std::size_t per_run = 12, std::size_t settle = 2) {
-    std::vector<Sample> samples;
-    const auto file = setup.dir / "iosig-calibrate.dat";
-    for (int pass = 0; pass <= setup.repetitions; ++pass) {
-        std::shuffle(sizes.begin(), sizes.end(), rng);
-        for (std::uint64_t size : sizes) {
-            const RunTimings t =
-                run_workload(file, method, appends(std::vector<std::uint64_t>(per_run, size)));
-            if (!t.ok()) throw std::runtime_error(fmt::format("calibration run: {}", t.error));
-            if (pass == 0) continue;
-            for (std::size_t i = settle; i < per_run; ++i)
-                samples.push_back({static_cast<double>(size), t.cost(i)});
-        }
-    }
-    return samples;
-}
-
 CostCurve curve_of(const std::vector<SizeMedian>& medians) {
     std::vector<std::pair<double, double>> points;
     for (const SizeMedian& m : medians)
