@@ -3,6 +3,7 @@
 
 #include "iosig/cachesim/stdio_model.hpp"
 #include "iosig/cachesim/sync_cost.hpp"
+#include "iosig/cachesim/throttle.hpp"
 
 #include <fmt/format.h>
 
@@ -35,6 +36,11 @@ InitialState initial_state_from(const KernelDirtyState& state) {
 
 namespace {
 
+// The mean cost with its paced pause replaced by the median number of whole sleeps.
+double typical_cost(const ModelParameters& p, double cost, double paced) {
+    return cost - paced + median_sleep_time(paced, p.throttle_sleep);
+}
+
 void finish(Prediction& prediction, const ModelParameters& p,
             std::span<const WriteRequest> workload) {
     for (std::size_t i = 0; i < prediction.writes.size(); ++i) {
@@ -63,6 +69,7 @@ Prediction predict(const ModelParameters& p, Method method, std::span<const Writ
             PredictedWrite out;
             out.start = clock;
             out.cost = sequence.write(w.offset, w.size);
+            out.typical = out.cost;
             clock += out.cost;
             prediction.writes.push_back(out);
         }
@@ -73,7 +80,8 @@ Prediction predict(const ModelParameters& p, Method method, std::span<const Writ
         if (options.record_trajectory) model.record_trajectory(&prediction.trajectory);
         for (const WriteRequest& w : workload) {
             const WriteCost c = model.write(0, w.offset, w.size, w.delay);
-            prediction.writes.push_back({c.start, c.cost, 0, c.pause, c.dirty_after, c.state, 1});
+            prediction.writes.push_back({c.start, c.cost, typical_cost(p, c.cost, c.paced), 0,
+                                         c.pause, c.dirty_after, c.state, 1});
         }
         clock = model.now();
         break;
@@ -83,8 +91,9 @@ Prediction predict(const ModelParameters& p, Method method, std::span<const Writ
         if (options.record_trajectory) model.kernel().record_trajectory(&prediction.trajectory);
         for (const WriteRequest& w : workload) {
             const StdioCost c = model.write(0, w.offset, w.size, w.delay);
-            prediction.writes.push_back(
-                {c.start, c.cost, 0, c.pause, model.kernel().dirty_bytes(), c.state, c.syscalls});
+            prediction.writes.push_back({c.start, c.cost, typical_cost(p, c.cost, c.paced), 0,
+                                         c.pause, model.kernel().dirty_bytes(), c.state,
+                                         c.syscalls});
         }
         clock = model.now();
         break;

@@ -122,6 +122,7 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
     if (const auto wb = stored_writeback_bandwidth(*device)) p.writeback_bw = *wb;
     if (const auto q = stored_completion_quantum(*device)) p.sync_completion_quantum = *q;
     if (const auto l = stored_writeback_start_latency(*device)) p.writeback_start_latency = *l;
+    if (const auto t = stored_throttle_sleep(*device)) p.throttle_sleep = *t;
     if (method == Method::direct || method == Method::sync) {
         const bool direct = method == Method::direct;
         std::string problem;
@@ -249,6 +250,14 @@ std::optional<double> stored_writeback_start_latency(const Device& device) {
     return std::nullopt;
 }
 
+std::optional<double> stored_throttle_sleep(const Device& device) {
+    const auto text = calibration_value(device, "throttle_sleep");
+    if (!text) return std::nullopt;
+    const auto seconds = parse_duration_seconds(*text);
+    if (seconds && *seconds.value > 0) return seconds.value;
+    return std::nullopt;
+}
+
 std::optional<CostCurve> stored_cost_curve(const Device& device, const char* key,
                                            std::string* problem) {
     const YAML::Node map = calibration_entry(device, key);
@@ -289,6 +298,7 @@ void store_device_calibration(Device& device, const MeasuredParameters& values) 
         cachesim["sync_completion_quantum"] = format_duration(*values.sync_completion_quantum);
     if (values.writeback_start_latency)
         cachesim["writeback_start_latency"] = format_duration(*values.writeback_start_latency);
+    if (values.throttle_sleep) cachesim["throttle_sleep"] = format_duration(*values.throttle_sleep);
     if (values.direct_write_curve && !values.direct_write_curve->empty())
         cachesim["direct_write_curve"] = curve_to_yaml(*values.direct_write_curve);
     if (values.sync_write_curve && !values.sync_write_curve->empty())
@@ -329,7 +339,7 @@ void store_parameters(Node& node, std::string_view device_name, const MeasuredPa
         set_perf(d.performance.seek_latency, m.seek_latency, "seek_latency");
         set_perf(d.performance.op_latency, m.op_latency, "op_latency");
         if (m.writeback_bw || m.sync_completion_quantum || m.writeback_start_latency ||
-            m.direct_write_curve || m.sync_write_curve)
+            m.throttle_sleep || m.direct_write_curve || m.sync_write_curve)
             store_device_calibration(d, m);
     }
 }

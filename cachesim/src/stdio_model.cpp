@@ -29,6 +29,7 @@ void StdioWriteModel::account(StdioCost& out, double seconds) {
 void StdioWriteModel::account(StdioCost& out, const WriteCost& c) {
     out.cost += c.cost;
     out.pause += c.pause;
+    out.paced += c.paced;
     out.syscalls += 1;
     out.state = std::max(out.state, c.state);
 }

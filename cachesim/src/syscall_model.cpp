@@ -155,6 +155,7 @@ WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint6
         now_ += busy;
         out.cost += busy + waited;
         out.pause += pause + waited;
+        out.paced += pause;
         if (state == CacheState::throttled &&
             now_ - ratelimit_stamp_ >= DirtyRatelimit::update_interval) {
             ratelimit_.update(t, cache_.dirty_bytes(), dirtied_in_interval_,

@@ -34,6 +34,11 @@ double pos_ratio(const DirtyThresholds& t, double dirty) {
     return std::clamp(1 + x * x * x, 0.0, 2.0);
 }
 
+double median_sleep_time(double paced, double sleep) {
+    if (sleep <= 0 || paced <= 0) return std::max(paced, 0.0);
+    return sleep * std::round(paced / sleep);
+}
+
 void DirtyRatelimit::update(const DirtyThresholds& t, double dirty, double dirtied, double elapsed,
                             double write_bw) {
     if (elapsed <= 0 || write_bw <= 0) return;

@@ -82,7 +82,8 @@ TEST_F(CachesimCli, PredictsEveryWriteWithTotalsAndCsv) {
     std::string header, line;
     std::getline(csv, header);
     EXPECT_EQ(header,
-              "index,offset,size,delay_s,cost_s,baseline_s,pause_s,dirty_pages,state,syscalls");
+              "index,offset,size,delay_s,cost_s,baseline_s,pause_s,dirty_pages,state,syscalls,"
+              "typical_s");
     int rows = 0;
     while (std::getline(csv, line))
         ++rows;

@@ -2,6 +2,7 @@
 #include "iosig/cachesim/estimator.hpp"
 #include "iosig/cachesim/sync_cost.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 namespace iosig::cachesim {
@@ -66,6 +67,33 @@ TEST(Predict, BufferedAndStdioReportStatesAndDirtyBytes) {
     for (std::size_t i = 1; i < stdio.writes.size(); ++i)
         EXPECT_EQ(stdio.writes[i].syscalls, 2);
     EXPECT_DOUBLE_EQ(stdio.writes.back().dirty_after, 8.0 * (1 << 20));
+}
+
+TEST(Predict, ATypicalRunSleepsTheThrottlePauseInWholeSleeps) {
+    ModelParameters p = params();
+    p.dirty_ratelimit = 100.0 * (1 << 20);
+    const std::vector<WriteRequest> w = sequential_workload(256 << 20, 8 << 20, 0);
+    const Prediction continuous = predict(p, Method::buffered, w);
+    p.throttle_sleep = 0.012;
+    const Prediction slept = predict(p, Method::buffered, w);
+    // The mean costs do not depend on how the pauses are slept.
+    EXPECT_DOUBLE_EQ(slept.total_cost, continuous.total_cost);
+    int throttled = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const PredictedWrite& c = continuous.writes[i];
+        const PredictedWrite& s = slept.writes[i];
+        EXPECT_DOUBLE_EQ(c.typical, c.cost) << "write " << i;
+        if (s.pause <= 0) {
+            EXPECT_DOUBLE_EQ(s.typical, s.cost) << "write " << i;
+            continue;
+        }
+        ++throttled;
+        // The pause (no MAX_PAUSE waits here) becomes a whole number of 12 ms sleeps, the nearest.
+        const double unpaused = s.cost - s.pause;
+        const double sleeps = (s.typical - unpaused) / 0.012;
+        EXPECT_NEAR(sleeps, std::round(s.pause / 0.012), 1e-6) << "write " << i;
+    }
+    EXPECT_GT(throttled, 10);
 }
 
 TEST(Predict, StartsFromTheKernelsDirtyState) {

@@ -163,6 +163,7 @@ TEST(StoreParameters, WritesThroughTheSchemaAndRoundTrips) {
     m.write_syscall_base = 5e-6;
     m.device_write_bw = 7e8;
     m.writeback_bw = 6e8;
+    m.throttle_sleep = 0.0125;
     store_parameters(node, "disk", m);
     EXPECT_EQ(node.provenance.at("system.page_cache_write_bw"), Provenance::measured);
     EXPECT_EQ(node.provenance.at("devices.disk.performance.seq_write_bw"), Provenance::measured);
@@ -174,6 +175,12 @@ TEST(StoreParameters, WritesThroughTheSchemaAndRoundTrips) {
     EXPECT_DOUBLE_EQ(*again.node->system.write_syscall_base, 5e-6);
     EXPECT_DOUBLE_EQ(again.node->devices[0].performance.seq_write_bw, 7e8);
     EXPECT_DOUBLE_EQ(*stored_writeback_bandwidth(again.node->devices[0]), 6e8);
+    EXPECT_NEAR(*stored_throttle_sleep(again.node->devices[0]), 0.0125, 1e-9);
+    const Mount* mount = mount_for_path(*again.node, "/data/x");
+    ASSERT_NE(mount, nullptr);
+    const ResolvedParameters r = resolve_parameters(*again.node, *mount, Method::buffered);
+    ASSERT_TRUE(r.ok());
+    EXPECT_NEAR(r.parameters->throttle_sleep, 0.0125, 1e-9);
     EXPECT_EQ(again.node->provenance.at("system.page_cache_write_bw"), Provenance::measured);
 }
 

@@ -58,6 +58,19 @@ TEST(Alg1, ThrottledWriteIsPausedToTheTaskRatelimit) {
     EXPECT_NEAR(c.pause, period - 1e-6 - 65536 / 5e8, 1e-9);
 }
 
+TEST(Alg1, ThePacedPartOfAPauseLeavesOutTheWaitsAtTheLimit) {
+    ModelParameters p = params();
+    p.writeback_bw = 1;
+    SyscallWriteModel below(p, {16 * MiB, 0});
+    const WriteCost c = below.write(1, 0, 65536, 0);
+    EXPECT_GT(c.paced, 0);
+    EXPECT_DOUBLE_EQ(c.paced, c.pause);
+    // At the limit: one 200 ms MAX_PAUSE wait, which is not paced at the task rate.
+    SyscallWriteModel at_limit(params(), {21 * MiB, 0});
+    const WriteCost d = at_limit.write(1, 0, 65536, 0);
+    EXPECT_NEAR(d.pause - d.paced, 0.2, 1e-9);
+}
+
 TEST(Alg1, ThinkTimeCountsAgainstThePause) {
     ModelParameters p = params();
     p.writeback_bw = 1;

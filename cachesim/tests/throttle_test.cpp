@@ -51,6 +51,21 @@ TEST(Classify, ThreeStates) {
     EXPECT_EQ(classify(t, 15 * MiB + 1, false), CacheState::throttled);
 }
 
+TEST(MedianSleepTime, RoundsThePacedPauseToWholeSleeps) {
+    // 12 ms sleeps: a write owing 4 ms sleeps in a third of the runs, so a typical run does not.
+    EXPECT_DOUBLE_EQ(median_sleep_time(0.004, 0.012), 0);
+    // Owing 7 ms it sleeps in 7/12 of the runs: typically once.
+    EXPECT_DOUBLE_EQ(median_sleep_time(0.007, 0.012), 0.012);
+    // Owing 30 ms: twice or three times, twice more often (frac 0.5 rounds away from zero).
+    EXPECT_DOUBLE_EQ(median_sleep_time(0.029, 0.012), 0.024);
+    EXPECT_DOUBLE_EQ(median_sleep_time(0.031, 0.012), 0.036);
+}
+
+TEST(MedianSleepTime, WithoutAMeasuredSleepThePauseStaysContinuous) {
+    EXPECT_DOUBLE_EQ(median_sleep_time(0.004, 0), 0.004);
+    EXPECT_DOUBLE_EQ(median_sleep_time(0, 0.012), 0);
+}
+
 TEST(DirtyRatelimit, WaitsUntilPreviousAndNewEstimatesAgree) {
     const DirtyThresholds t = thresholds();
     DirtyRatelimit r(100 * MiB, 4096);

@@ -71,6 +71,29 @@ TEST(CompletionTicks, StaircaseFitReproducesTheMedians) {
         EXPECT_DOUBLE_EQ(quantize_completion(l + m.size * b, 0.004), m.median);
 }
 
+TEST(ThrottleSleep, LengthIsTheExtraOverTheUnpausedMedianPerSleep) {
+    // Five 8 MiB writes and one 2 MiB write: unpaused 8 MiB writes cost 2, 3 and 4 ms (median
+    // 3 ms); one paused write costs 15 ms with one sleep, one 27 ms with two. The 2 MiB write was
+    // paused but has no unpaused writes of its size to compare with, so it is left out.
+    const std::uint64_t M = 1 << 20;
+    const std::vector<WriteRequest> w = {{0, 8 * M, 0, 0},      {8 * M, 8 * M, 0, 0},
+                                         {16 * M, 8 * M, 0, 0}, {24 * M, 8 * M, 0, 0},
+                                         {32 * M, 8 * M, 0, 0}, {40 * M, 2 * M, 0, 0}};
+    RunTimings run;
+    const double costs[] = {0.002, 0.015, 0.003, 0.027, 0.004, 0.020};
+    double t = 0;
+    for (double c : costs) {
+        run.start.push_back(t);
+        run.end.push_back(t + c);
+        t += c;
+    }
+    std::vector<double> lengths;
+    collect_sleep_lengths({0, 1, 0, 2, 0, 1}, w, run, lengths);
+    ASSERT_EQ(lengths.size(), 2u);
+    EXPECT_NEAR(lengths[0], 0.012, 1e-12);
+    EXPECT_NEAR(lengths[1], 0.012, 1e-12);
+}
+
 TEST(Errors, MeanRelativeErrorSkipsEmptyMeasurements) {
     EXPECT_DOUBLE_EQ(mean_relative_error({1.1, 0.9, 5}, {1, 1, 0}), 0.1);
 }

@@ -117,9 +117,9 @@ Calibration calibrate(const CalibrationSetup& setup) {
 
     say(setup,
         "measuring buffered writes while the flusher runs (r_ramdisk under background flush)");
-    double writeback = 0, latency = -1;
-    const LinearFit flushing =
-        measure_buffered_flushing(setup, m.write_syscall_base.value_or(0), &writeback, &latency);
+    double writeback = 0, latency = -1, sleep = 0;
+    const LinearFit flushing = measure_buffered_flushing(setup, m.write_syscall_base.value_or(0),
+                                                         &writeback, &latency, &sleep);
     record("buffered flushing", flushing);
     if (flushing.slope > 0) m.page_cache_write_bw_flushing = 1 / flushing.slope;
     if (latency >= 0) {
@@ -128,6 +128,14 @@ Calibration calibrate(const CalibrationSetup& setup) {
             fmt::format(
                 "  flusher starts {:.2f} ms after the background threshold is crossed (eBPF)",
                 latency * 1e3));
+    }
+    if (sleep > 0) {
+        m.throttle_sleep = sleep;
+        say(setup,
+            fmt::format("  a throttled writer sleeps {:.2f} ms at a time (eBPF)", sleep * 1e3));
+    } else {
+        c.notes.push_back("throttle sleep not measured (fewer than 3 paused writes seen through "
+                          "eBPF): the model's pauses stay continuous");
     }
     if (writeback > 0) {
         m.writeback_bw = writeback;

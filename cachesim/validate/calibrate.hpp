@@ -6,6 +6,7 @@
 
 #include "iosig/cachesim/collector.hpp"
 #include "iosig/cachesim/parameters.hpp"
+#include "real_run.hpp"
 #include "regression.hpp"
 #include "staircase.hpp"
 
@@ -42,11 +43,20 @@ LinearFit measure_buffered_no_flush(const CalibrationSetup& setup);
 // write() over pages the same run has just dirtied (no allocation, only the copy): the slope over
 // the rewritten bytes, the fresh bytes of each write charged at `fresh_per_byte`.
 LinearFit measure_buffered_rewrite(const CalibrationSetup& setup, double fresh_per_byte);
-// Also returns, from the kernel's samples, the flusher's write-back rate in `writeback_bw` and the
-// time from the background threshold being crossed to the first write-back in `start_latency`.
+// Also returns, from the kernel's samples, the flusher's write-back rate in `writeback_bw`, the
+// time from the background threshold being crossed to the first write-back in `start_latency`,
+// and in `throttle_sleep` the wall-clock length of one balance_dirty_pages sleep: the median over
+// the writes the kernel paused of (cost - the run's median unpaused cost of that size) / sleeps
+// (the streams are long enough to pass freerun).
 LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_syscall_base,
-                                    double* writeback_bw = nullptr,
-                                    double* start_latency = nullptr);
+                                    double* writeback_bw = nullptr, double* start_latency = nullptr,
+                                    double* throttle_sleep = nullptr);
+// Appends to `lengths` the length of each sleep in the run's paused writes (`sleeps[i]` > 0): the
+// write's extra cost over the run's median unpaused write of the same size (at least 3 of them),
+// divided by its sleeps.
+void collect_sleep_lengths(const std::vector<int>& sleeps,
+                           const std::vector<WriteRequest>& workload, const RunTimings& run,
+                           std::vector<double>& lengths);
 // Eq. 2's L_sync (intercept) and 1/B_dev (slope); `quantum` receives the completion tick if the
 // medians form a staircase (then the line is fitted through the staircase), `curve` the per-size
 // medians (4 KiB .. 16 MiB, doubling).

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <map>
 #include <random>
 #include <stdio_ext.h>
 #include <unistd.h>
@@ -89,13 +90,29 @@ LinearFit measure_buffered_rewrite(const CalibrationSetup& setup, double fresh_p
     return fit(samples);
 }
 
+void collect_sleep_lengths(const std::vector<int>& sleeps,
+                           const std::vector<WriteRequest>& workload, const RunTimings& run,
+                           std::vector<double>& lengths) {
+    std::map<std::uint64_t, std::vector<double>> unpaused;
+    for (std::size_t i = 0; i < sleeps.size() && i < workload.size(); ++i)
+        if (sleeps[i] == 0) unpaused[workload[i].size].push_back(run.cost(i));
+    for (std::size_t i = 0; i < sleeps.size() && i < workload.size(); ++i) {
+        const auto it = unpaused.find(workload[i].size);
+        if (sleeps[i] == 0 || it == unpaused.end() || it->second.size() < 3) continue;
+        const double extra = run.cost(i) - median(it->second);
+        if (extra > 0) lengths.push_back(extra / sleeps[i]);
+    }
+}
+
 LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_syscall_base,
-                                    double* writeback_bw, double* start_latency) {
+                                    double* writeback_bw, double* start_latency,
+                                    double* throttle_sleep) {
     const auto state = read_procfs_state();
     const double bg = state && state->global ? state->global->background_thresh : 0;
     const double thresh = state && state->global ? state->global->dirty_thresh : 0;
     const auto total = static_cast<std::uint64_t>(std::max<double>(128.0 * MiB, 2 * thresh));
     std::mt19937_64 rng(2);
+    std::vector<WriteRequest> current; // the workload of the run being drained
     auto make = [&](int) {
         std::vector<std::uint64_t> sizes;
         for (std::uint64_t sum = 0; sum < total;) {
@@ -104,7 +121,8 @@ LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_
                 sum += s;
             }
         }
-        return appends(sizes);
+        current = appends(sizes);
+        return current;
     };
     // Once a tenth beyond the background threshold, the flusher is running.
     auto keep = [bg](const std::vector<WriteRequest>& w, std::size_t i) {
@@ -113,11 +131,12 @@ LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_
     // The flusher's rate: from the moment the dirty pages first exceed the background threshold to
     // the end of the stream it has work throughout, so pages written / time is its bandwidth.
     double written = 0, busy = 0;
-    std::vector<double> latencies;
+    std::vector<double> latencies, sleeps;
     auto drain = [&](const RunTimings& run) {
         if (!setup.collector) return;
         setup.collector->trigger();
         setup.collector->poll(10);
+        collect_sleep_lengths(throttle_sleeps(setup, run), current, run, sleeps);
         std::vector<GlobalDirtySample> h = setup.collector->global_history();
         std::sort(h.begin(), h.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
         const double end = run.t0 + run.end.back();
@@ -148,6 +167,7 @@ LinearFit measure_buffered_flushing(const CalibrationSetup& setup, double write_
     auto samples = sample_runs(setup, Method::buffered, make, keep, {}, drain);
     if (writeback_bw && busy >= 0.05 && written > 0) *writeback_bw = written / busy;
     if (start_latency && !latencies.empty()) *start_latency = median(latencies);
+    if (throttle_sleep && sleeps.size() >= 3) *throttle_sleep = median(sleeps);
     for (Sample& s : samples)
         s.cost -= write_syscall_base;
     // The flusher slows the writer with occasional long stalls (lock and CPU contention), not

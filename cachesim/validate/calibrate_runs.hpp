@@ -49,10 +49,11 @@ inline double background_threshold() {
     return state && state->global ? state->global->background_thresh : 0;
 }
 
-// Which writes of a run the kernel paused (balance_dirty_pages with pause > 0 inside the call).
-inline std::vector<bool> paused_writes(const CalibrationSetup& setup, const RunTimings& run) {
-    std::vector<bool> paused(run.start.size(), false);
-    if (!setup.collector) return paused;
+// Per write of a run, how often the kernel put the writer to sleep inside the call
+// (balance_dirty_pages events with pause > 0).
+inline std::vector<int> throttle_sleeps(const CalibrationSetup& setup, const RunTimings& run) {
+    std::vector<int> sleeps(run.start.size(), 0);
+    if (!setup.collector) return sleeps;
     setup.collector->poll(0);
     for (const ThrottleSample& t : setup.collector->throttle_history()) {
         if (t.tgid != run.pid || t.pause <= 0) continue;
@@ -60,8 +61,17 @@ inline std::vector<bool> paused_writes(const CalibrationSetup& setup, const RunT
         auto it = std::upper_bound(run.start.begin(), run.start.end(), at);
         if (it == run.start.begin()) continue;
         const std::size_t i = static_cast<std::size_t>(it - run.start.begin()) - 1;
-        if (at <= run.end[i] + 1e-3) paused[i] = true;
+        if (at <= run.end[i] + 1e-3) ++sleeps[i];
     }
+    return sleeps;
+}
+
+// Which writes of a run the kernel paused.
+inline std::vector<bool> paused_writes(const CalibrationSetup& setup, const RunTimings& run) {
+    const std::vector<int> sleeps = throttle_sleeps(setup, run);
+    std::vector<bool> paused(sleeps.size());
+    for (std::size_t i = 0; i < sleeps.size(); ++i)
+        paused[i] = sleeps[i] > 0;
     return paused;
 }
 

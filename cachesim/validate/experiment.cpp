@@ -127,8 +127,15 @@ ScenarioResult run_scenario(const ExperimentSetup& setup, const Scenario& s) {
         for (const MeasuredRun& run : r.runs)
             costs.push_back(run.timings.cost(w));
         r.measured[w] = median(costs);
-        r.measured_total += r.measured[w];
     }
+    std::vector<double> totals;
+    for (const MeasuredRun& run : r.runs) {
+        double sum = 0;
+        for (std::size_t w = 0; w < n; ++w)
+            sum += run.timings.cost(w);
+        totals.push_back(sum);
+    }
+    r.measured_total = median(totals);
 
     const ResolvedParameters resolved =
         resolve_parameters(*setup.node, *setup.mount, s.method, &*live);
@@ -147,12 +154,14 @@ ScenarioResult run_scenario(const ExperimentSetup& setup, const Scenario& s) {
     options.initial.foreign_dirty = median(initial);
     r.model = predict(*resolved.parameters, s.method, s.workload, options);
 
-    std::vector<double> model(n), baseline(n);
+    std::vector<double> model(n), model_mean(n), baseline(n);
     for (std::size_t w = 0; w < n; ++w) {
-        model[w] = r.model.writes[w].cost;
+        model[w] = r.model.writes[w].typical;
+        model_mean[w] = r.model.writes[w].cost;
         baseline[w] = r.model.writes[w].baseline;
     }
     r.model_mre = mean_relative_error(model, r.measured);
+    r.model_mean_mre = mean_relative_error(model_mean, r.measured);
     r.baseline_mre = mean_relative_error(baseline, r.measured);
     if (r.measured_total > 0) {
         r.model_total_error = std::fabs(r.model.total_cost - r.measured_total) / r.measured_total;

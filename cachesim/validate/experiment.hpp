@@ -28,12 +28,15 @@ struct ScenarioResult {
     std::vector<double> measured;  // per write: median over the runs
     Prediction model;
     std::vector<std::string> model_notes; // which kernel corrections the parameters got
-    double model_mre = 0;                 // mean over writes of |model - measured| / measured
+    double model_mre = 0;      // mean over writes of |model - measured| / measured, the model's
+                               // typical-run cost (PredictedWrite::typical) against the medians
+    double model_mean_mre = 0; // the same with the model's mean cost (PredictedWrite::cost)
     double baseline_mre = 0;
-    double model_total_error = 0; // |sum model - sum measured| / sum measured
+    double model_total_error = 0; // |sum model - measured total| / measured total (mean costs)
     double baseline_total_error = 0;
     double trajectory_error = -1; // median over runs of mean|model - kernel| / mean kernel; -1: n/a
-    double measured_total = 0;    // sum of the per-write medians
+    double measured_total = 0;    // median over the runs of each run's sum of write costs (the
+                                  // sum of per-write medians would leave out scattered pauses)
     std::string error;            // set when the scenario could not be run
 };
 

@@ -17,7 +17,10 @@ double baseline_cost(const ModelParameters& p, double size);
 
 struct PredictedWrite {
     double start = 0;       // simulated time the call starts (after its delay)
-    double cost = 0;        // seconds
+    double cost = 0;        // seconds, on average over the phase of the kernel's sleeps
+    double typical = 0;     // seconds in a typical run: the paced pause as the median number of
+                            // whole sleeps (median_sleep_time); the per-write figure to compare
+                            // with one run or a per-write median. Equals `cost` without pauses.
     double baseline = 0;    // seconds, naive model
     double pause = 0;       // seconds of it spent throttled
     double dirty_after = 0; // bytes dirty (incl. write-back) after the call; 0 for direct IO

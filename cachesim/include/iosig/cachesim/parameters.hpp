@@ -69,6 +69,8 @@ struct ModelParameters {
     double writeback_start_latency = 0; // s from crossing the background threshold to the flusher
                                         // writing (0: at once, as in CAWL)
     double dirty_ratelimit = kernel_initial_dirty_ratelimit; // the kernel's per-device ratelimit
+    double throttle_sleep = 0; // s: how long one balance_dirty_pages sleep of a throttled writer
+                               // lasts (median_sleep_time); 0 = not measured, pauses continuous
     // Measured per-size costs (cost_curve.hpp). When set, the direct curve replaces Eq. 2's
     // L_sync + s / B_dev, and the sync curve Eq. 3's L_sync + s * c_copy + whole blocks / B_dev
     // (it is measured at whole-block sizes; the partial-block terms stay).
@@ -115,6 +117,7 @@ struct MeasuredParameters {
     std::optional<double> writeback_bw;
     std::optional<double> sync_completion_quantum;
     std::optional<double> writeback_start_latency;
+    std::optional<double> throttle_sleep;
     std::optional<CostCurve> direct_write_curve;
     std::optional<CostCurve> sync_write_curve;
 };
@@ -124,17 +127,19 @@ void store_parameters(Node& node, std::string_view device_name, const MeasuredPa
 
 // Device figures the schema has no key for yet live in the device's free-form `calibration:` map as
 // `cachesim: {writeback_bw: 1.2G/s, sync_completion_quantum: 4ms, writeback_start_latency: 3ms,
-// direct_write_curve: {4K: 127us, 64K: 224us, ...}, sync_write_curve: {...}}` (other entries
-// preserved).
+// throttle_sleep: 13ms, direct_write_curve: {4K: 127us, 64K: 224us, ...}, sync_write_curve: {...}}`
+// (other entries preserved).
 std::optional<double> stored_writeback_bandwidth(const Device& device);
 std::optional<double> stored_completion_quantum(const Device& device);
 std::optional<double> stored_writeback_start_latency(const Device& device);
+std::optional<double> stored_throttle_sleep(const Device& device);
 // `key` is "direct_write_curve" or "sync_write_curve"; nullopt when absent or unreadable, and then
 // `problem` (if given) names the entry and what is wrong with it.
 std::optional<CostCurve> stored_cost_curve(const Device& device, const char* key,
                                            std::string* problem = nullptr);
 // Stores the measured figures that go to the calibration map (writeback_bw,
-// sync_completion_quantum, writeback_start_latency, the two curves); the others are ignored.
+// sync_completion_quantum, writeback_start_latency, throttle_sleep, the two curves); the others
+// are ignored.
 void store_device_calibration(Device& device, const MeasuredParameters& values);
 
 } // namespace iosig::cachesim

@@ -16,6 +16,7 @@ struct StdioCost {
     double start = 0;                        // simulated time the call starts (after its delay)
     double cost = 0;                         // seconds fwrite (plus the fseek it implies) takes
     double pause = 0;                        // seconds of it the kernel paused the write() calls
+    double paced = 0;                        // the paced part of `pause` (WriteCost::paced)
     int syscalls = 0;                        // write() calls it made
     CacheState state = CacheState::no_flush; // most restrictive state of those calls
 };

@@ -17,10 +17,12 @@
 namespace iosig::cachesim {
 
 struct WriteCost {
-    double cost = 0;                         // seconds the call takes
-    double start = 0;                        // simulated time it starts (after its delay)
-    double pause = 0;                        // part of `cost` spent paused by balance_dirty_pages
-    double dirty_after = 0;                  // dirty bytes (incl. write-back) when it returns
+    double cost = 0;        // seconds the call takes
+    double start = 0;       // simulated time it starts (after its delay)
+    double pause = 0;       // part of `cost` spent paused by balance_dirty_pages
+    double paced = 0;       // part of `pause` paced at the task rate (period - think), without the
+                            // MAX_PAUSE waits at the limit: what median_sleep_time quantizes
+    double dirty_after = 0; // dirty bytes (incl. write-back) when it returns
     std::uint64_t newly_dirtied = 0;         // bytes that were clean before
     CacheState state = CacheState::no_flush; // the most restrictive state during the call
 };

@@ -25,6 +25,16 @@ CacheState classify(const DirtyThresholds& t, double dirty, bool expired);
 // Global position ratio at `dirty` bytes (NOTES.md formula), in [0, 2].
 double pos_ratio(const DirtyThresholds& t, double dirty);
 
+// balance_dirty_pages does not pause every page a throttled task dirties: it lets the pause the
+// task owes build up until it reaches min_pause and then sleeps it in whole jiffies, so the task
+// copies at full speed between sleeps of about equal length (`sleep`). Where the sleeps fall
+// depends on timing no model of the workload knows (in the harness they land on different writes
+// in every run), so a write that owes `paced` seconds sleeps floor(paced / sleep) times or once
+// more, the latter with probability frac(paced / sleep). This returns the most likely (median)
+// number of sleeps, the rounded quotient, in seconds: what a typical run of the write sees, where
+// `paced` is what it costs on average. sleep <= 0 (not measured): `paced` itself.
+double median_sleep_time(double paced, double sleep);
+
 // The kernel's dirty-ratelimit estimator (wb_update_dirty_ratelimit), one update per interval.
 class DirtyRatelimit {
 public:
