@@ -205,7 +205,7 @@ std::uint64_t PageCacheModel::new_bytes(FileId file, std::uint64_t offset,
 }
 
 std::uint64_t PageCacheModel::insert(FileId file, std::uint64_t offset, std::uint64_t size,
-                                     double time) {
+                                     double time, const RewriteObserver* rewritten) {
     if (size == 0) return 0;
     const std::uint64_t end = offset + size;
     const std::uint64_t order = next_order_++;
@@ -230,6 +230,7 @@ std::uint64_t PageCacheModel::insert(FileId file, std::uint64_t offset, std::uin
             cursor = b_off;
         }
         const std::uint64_t overlap_end = std::min(b_end, end);
+        if (rewritten) (*rewritten)(overlap_end - cursor, pool_[b].time);
         if (b_off < cursor) {
             // The untouched head keeps key, time and list: shorten the block where it is.
             const std::uint64_t cut = b_end - cursor;

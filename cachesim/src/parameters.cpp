@@ -188,6 +188,11 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
     if ((method == Method::buffered || method == Method::stdio) && s.page_cache_rewrite_bw &&
         *s.page_cache_rewrite_bw > 0)
         p.page_cache_rewrite_bw = *s.page_cache_rewrite_bw;
+    if (s.page_cache_rewrite_bw_cold && *s.page_cache_rewrite_bw_cold > 0 &&
+        s.rewrite_cooling_time && *s.rewrite_cooling_time > 0) {
+        p.page_cache_rewrite_bw_cold = *s.page_cache_rewrite_bw_cold;
+        p.rewrite_cooling_time = *s.rewrite_cooling_time;
+    }
     if (method == Method::stdio) {
         r.need(s.memory_bw, p.memory_bw, "system.memory_bw");
         if (s.stdio_buffer_size && *s.stdio_buffer_size > 0)
@@ -321,6 +326,8 @@ void store_parameters(Node& node, std::string_view device_name, const MeasuredPa
     set(s.page_cache_write_bw_flushing, m.page_cache_write_bw_flushing,
         "page_cache_write_bw_flushing");
     set(s.page_cache_rewrite_bw, m.page_cache_rewrite_bw, "page_cache_rewrite_bw");
+    set(s.page_cache_rewrite_bw_cold, m.page_cache_rewrite_bw_cold, "page_cache_rewrite_bw_cold");
+    set(s.rewrite_cooling_time, m.rewrite_cooling_time, "rewrite_cooling_time");
     set(s.write_syscall_base, m.write_syscall_base, "write_syscall_base");
     set(s.write_syscall_per_byte, m.write_syscall_per_byte, "write_syscall_per_byte");
     set(s.sync_write_syscall_base, m.sync_write_syscall_base, "sync_write_syscall_base");

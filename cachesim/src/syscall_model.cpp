@@ -17,6 +17,15 @@ constexpr double max_think_credit = 1; // s, beyond this the kernel forgets the 
 
 } // namespace
 
+double rewrite_seconds_per_byte(const ModelParameters& p, double age, double fresh_rate) {
+    const double hot = p.page_cache_rewrite_bw > 0 ? p.page_cache_rewrite_bw
+                       : p.memory_bw > 0           ? p.memory_bw
+                                                   : fresh_rate;
+    if (p.page_cache_rewrite_bw_cold <= 0 || p.rewrite_cooling_time <= 0) return 1 / hot;
+    const double cold = 1 / p.page_cache_rewrite_bw_cold;
+    return cold - (cold - 1 / hot) * std::exp(-std::max(age, 0.0) / p.rewrite_cooling_time);
+}
+
 SyscallWriteModel::SyscallWriteModel(const ModelParameters& p, const InitialState& initial)
     : p_(p), ratelimit_(p.dirty_ratelimit > 0 ? p.dirty_ratelimit : kernel_initial_dirty_ratelimit,
                         p.page_size),
@@ -104,16 +113,21 @@ WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint6
                                 : p_.page_cache_write_bw;
         // The piece is dirtied as the copy starts (the block's time; a copy takes microseconds).
         // Bytes that rewrite dirty pages only copy into pages already in the cache: no allocation,
-        // no accounting. Their rate is measured as such when known (page_cache_rewrite_bw; on this
-        // VM ~2x the rate of fresh pages), else memory_bw, else the fresh rate. memory_bw alone is
-        // the wrong one when it was measured on a buffer that stays in the CPU cache (the
-        // harness's fwrite slope: 116 GB/s, against ~10 GB/s for an 8 MiB rewrite).
-        const std::uint64_t fresh = cache_.insert(file, position, piece, now_);
-        const double rewrite_rate = p_.page_cache_rewrite_bw > 0 ? p_.page_cache_rewrite_bw
-                                    : p_.memory_bw > 0           ? p_.memory_bw
-                                                                 : rate;
-        const double copy =
-            static_cast<double>(fresh) / rate + static_cast<double>(piece - fresh) / rewrite_rate;
+        // no accounting; what they cost depends on how long ago they were written
+        // (rewrite_seconds_per_byte).
+        struct {
+            double seconds = 0;
+            double now = 0;
+            double fresh_rate = 0;
+        } rewrite{0, now_, rate};
+        const PageCacheModel::RewriteObserver observe = [this, &rewrite](std::uint64_t bytes,
+                                                                         double written_at) {
+            rewrite.seconds +=
+                static_cast<double>(bytes) *
+                rewrite_seconds_per_byte(p_, rewrite.now - written_at, rewrite.fresh_rate);
+        };
+        const std::uint64_t fresh = cache_.insert(file, position, piece, now_, &observe);
+        const double copy = static_cast<double>(fresh) / rate + rewrite.seconds;
         out.newly_dirtied += fresh;
 
         double pause = 0;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <utility>
+#include <vector>
 
 namespace iosig::cachesim {
 namespace {
@@ -70,6 +72,25 @@ TEST(PageCache, WriteSpanningSeveralBlocksAndGaps) {
                           {40, 5, 2.0, true},
                           {45, 5, 1.0, false}});
     EXPECT_EQ(cache.dirty_bytes(), 50);
+}
+
+TEST(PageCache, ReportsEachRewrittenRunWithWhenItWasLastWritten) {
+    PageCacheModel cache;
+    cache.insert(1, 0, 10, 1.0);
+    cache.insert(1, 20, 10, 3.0);
+    cache.insert(1, 40, 10, 5.0);
+    std::vector<std::pair<std::uint64_t, double>> seen;
+    const PageCacheModel::RewriteObserver observe = [&](std::uint64_t bytes, double written_at) {
+        seen.emplace_back(bytes, written_at);
+    };
+    // [5, 45): the tail of the first block, the whole second, the head of the third.
+    EXPECT_EQ(cache.insert(1, 5, 40, 9.0, &observe), 20u);
+    const std::vector<std::pair<std::uint64_t, double>> expected = {{5, 1.0}, {10, 3.0}, {5, 5.0}};
+    EXPECT_EQ(seen, expected);
+    seen.clear();
+    // Inside one block: only the middle, written at 9.0 now.
+    cache.insert(1, 22, 4, 10.0, &observe);
+    EXPECT_EQ(seen, (std::vector<std::pair<std::uint64_t, double>>{{4, 9.0}}));
 }
 
 TEST(PageCache, FilesDoNotOverlapEachOther) {

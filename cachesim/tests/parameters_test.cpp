@@ -164,6 +164,9 @@ TEST(StoreParameters, WritesThroughTheSchemaAndRoundTrips) {
     m.device_write_bw = 7e8;
     m.writeback_bw = 6e8;
     m.throttle_sleep = 0.0125;
+    m.page_cache_rewrite_bw = 3e10;
+    m.page_cache_rewrite_bw_cold = 9e9;
+    m.rewrite_cooling_time = 0.004;
     store_parameters(node, "disk", m);
     EXPECT_EQ(node.provenance.at("system.page_cache_write_bw"), Provenance::measured);
     EXPECT_EQ(node.provenance.at("devices.disk.performance.seq_write_bw"), Provenance::measured);
@@ -181,6 +184,9 @@ TEST(StoreParameters, WritesThroughTheSchemaAndRoundTrips) {
     const ResolvedParameters r = resolve_parameters(*again.node, *mount, Method::buffered);
     ASSERT_TRUE(r.ok());
     EXPECT_NEAR(r.parameters->throttle_sleep, 0.0125, 1e-9);
+    EXPECT_NEAR(r.parameters->page_cache_rewrite_bw, 3e10, 1);
+    EXPECT_NEAR(r.parameters->page_cache_rewrite_bw_cold, 9e9, 1);
+    EXPECT_NEAR(r.parameters->rewrite_cooling_time, 0.004, 1e-12);
     EXPECT_EQ(again.node->provenance.at("system.page_cache_write_bw"), Provenance::measured);
 }
 

@@ -2,6 +2,7 @@
 // and the inputs the published model aborted on.
 #include "iosig/cachesim/syscall_model.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 namespace iosig::cachesim {
@@ -133,6 +134,38 @@ TEST(Alg1, RewrittenBytesCopyAtTheMeasuredRewriteRateWhenKnown) {
     const WriteCost c = half_rewrite(p);
     EXPECT_EQ(c.newly_dirtied, 32768u);
     EXPECT_NEAR(c.cost, 1e-6 + 32768 / 1e9 + 32768 / 4e9, 1e-12);
+}
+
+TEST(RewriteCost, CoolsFromTheHotToTheColdRateWithAge) {
+    ModelParameters p = params();
+    p.page_cache_rewrite_bw = 4e10;
+    p.page_cache_rewrite_bw_cold = 1e10;
+    p.rewrite_cooling_time = 0.005;
+    EXPECT_DOUBLE_EQ(rewrite_seconds_per_byte(p, 0, 1e9), 1 / 4e10);
+    // After one cooling time the difference has fallen to 1/e.
+    EXPECT_NEAR(rewrite_seconds_per_byte(p, 0.005, 1e9), 1e-10 - (1e-10 - 2.5e-11) / M_E, 1e-22);
+    EXPECT_NEAR(rewrite_seconds_per_byte(p, 10.0, 1e9), 1e-10, 1e-22);
+    // Without the cold rate every rewrite costs the hot rate.
+    p.page_cache_rewrite_bw_cold = 0;
+    EXPECT_DOUBLE_EQ(rewrite_seconds_per_byte(p, 10.0, 1e9), 1 / 4e10);
+}
+
+TEST(Alg1, ARewriteAfterComputingCostsMoreThanOneRightAfterTheWrite) {
+    ModelParameters p = params();
+    p.page_cache_rewrite_bw = 4e10;
+    p.page_cache_rewrite_bw_cold = 1e10;
+    p.rewrite_cooling_time = 0.005;
+    SyscallWriteModel now(p), later(p);
+    const WriteCost first = now.write(1, 0, 65536, 0);
+    later.write(1, 0, 65536, 0);
+    const WriteCost soon = now.write(1, 0, 65536, 0);
+    const WriteCost after = later.write(1, 0, 65536, 0.005);
+    // The rewritten bytes were written `first.cost` before the copy started (right after L_w),
+    // or that plus the 5 ms of computation.
+    EXPECT_NEAR(soon.cost, 1e-6 + 65536 * rewrite_seconds_per_byte(p, first.cost, 1e9), 1e-12);
+    EXPECT_NEAR(after.cost, 1e-6 + 65536 * rewrite_seconds_per_byte(p, first.cost + 0.005, 1e9),
+                1e-12);
+    EXPECT_GT(after.cost, 1.5 * soon.cost);
 }
 
 TEST(Alg1, DelayFlushesDownToTheBackgroundThreshold) {

@@ -5,6 +5,7 @@
 #include "regression.hpp"
 #include "scenarios.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 namespace iosig::cachesim::validate {
@@ -92,6 +93,25 @@ TEST(ThrottleSleep, LengthIsTheExtraOverTheUnpausedMedianPerSleep) {
     ASSERT_EQ(lengths.size(), 2u);
     EXPECT_NEAR(lengths[0], 0.012, 1e-12);
     EXPECT_NEAR(lengths[1], 0.012, 1e-12);
+}
+
+TEST(RewriteCooling, RecoversTheRatesAndTheCoolingTime) {
+    const double hot = 1 / 4e10, cold = 1 / 1e10, tau = 0.005;
+    std::vector<std::pair<double, double>> points;
+    for (double age : {0.1e-3, 0.6e-3, 1.1e-3, 2.2e-3, 4.2e-3, 8.4e-3, 100e-3})
+        points.emplace_back(age, cold - (cold - hot) * std::exp(-age / tau));
+    const RewriteCooling fit = fit_rewrite_cooling(points);
+    EXPECT_NEAR(fit.hot_bw, 4e10, 4e10 * 1e-6);
+    EXPECT_NEAR(fit.cold_bw, 1e10, 1e10 * 1e-6);
+    EXPECT_NEAR(fit.cooling_time, tau, tau * 1e-6);
+}
+
+TEST(RewriteCooling, WithoutADecayOnlyTheYoungestRate) {
+    const RewriteCooling fit =
+        fit_rewrite_cooling({{30e-3, 1 / 9.9e9}, {0.1e-3, 1 / 1e10}, {2e-3, 1 / 1.01e10}});
+    EXPECT_DOUBLE_EQ(fit.hot_bw, 1e10);
+    EXPECT_EQ(fit.cold_bw, 0);
+    EXPECT_EQ(fit.cooling_time, 0);
 }
 
 TEST(Errors, MeanRelativeErrorSkipsEmptyMeasurements) {

@@ -110,10 +110,19 @@ Calibration calibrate(const CalibrationSetup& setup) {
         m.write_syscall_per_byte = buffered.slope;
     }
 
-    say(setup, "measuring buffered rewrites of cached pages (page_cache_rewrite_bw)");
-    const LinearFit rewrite = measure_buffered_rewrite(setup, std::max(0.0, buffered.slope));
-    record("buffered rewrite", rewrite);
-    if (rewrite.slope > 0) m.page_cache_rewrite_bw = 1 / rewrite.slope;
+    say(setup, "measuring rewrites of dirty pages after 0-30 ms (page_cache_rewrite_bw, _cold, "
+               "rewrite_cooling_time)");
+    const RewriteCooling rewrite = measure_rewrite_cooling(setup, m.write_syscall_base.value_or(0));
+    if (rewrite.hot_bw > 0) m.page_cache_rewrite_bw = rewrite.hot_bw;
+    if (rewrite.cooling_time > 0) {
+        m.page_cache_rewrite_bw_cold = rewrite.cold_bw;
+        m.rewrite_cooling_time = rewrite.cooling_time;
+        say(setup, fmt::format("  rewrites: {:.4g} B/s just written, {:.4g} B/s cold, cooling "
+                               "time {:.2f} ms",
+                               rewrite.hot_bw, rewrite.cold_bw, rewrite.cooling_time * 1e3));
+    } else {
+        c.notes.push_back("rewrites did not slow down with age: one rewrite rate");
+    }
 
     say(setup,
         "measuring buffered writes while the flusher runs (r_ramdisk under background flush)");

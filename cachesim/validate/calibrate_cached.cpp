@@ -56,40 +56,6 @@ LinearFit measure_buffered_no_flush(const CalibrationSetup& setup) {
     return two_range_fit(samples, 64 * KiB);
 }
 
-LinearFit measure_buffered_rewrite(const CalibrationSetup& setup, double fresh_per_byte) {
-    // The paper's rewrite cases: each chunk starts inside the previous one and rewrites its last
-    // 25-100 %, the rest is fresh. Rewriting one region over and over instead measured 17-28 GB/s
-    // here (it stays in the CPU cache), against ~12 GB/s for the rewritten part of these chunks.
-    // The fresh part is charged at the no-flush rate (fresh_per_byte); what remains, against the
-    // rewritten bytes, gives the rewrite rate. 4 MiB chunks keep a run's dirty total near 22 MiB,
-    // below the background threshold (2 MiB chunks, which stay in the CPU cache more, measured
-    // 10-23 GB/s from one calibration to the next).
-    constexpr std::uint64_t chunk = 4 * MiB;
-    const std::vector<std::uint64_t> rewritten = {chunk / 4, chunk / 2, 3 * chunk / 4, chunk};
-    std::mt19937_64 rng(3);
-    auto make = [&](int) {
-        std::vector<WriteRequest> workload{{0, chunk, 0, 0}};
-        for (std::uint64_t r : shuffled(rewritten, 3, rng)) {
-            const WriteRequest& last = workload.back();
-            workload.push_back({last.offset + last.size - r, chunk, 0, 0});
-        }
-        return workload;
-    };
-    // x: the bytes a write rewrites (the end of the previous write minus its own start); y: its
-    // cost less the fresh bytes at the no-flush rate.
-    auto rewrite_sample = [&](const std::vector<WriteRequest>& w, std::size_t i,
-                              double cost) -> std::optional<Sample> {
-        if (i == 0) return std::nullopt;
-        const auto overlap = static_cast<double>(w[i - 1].offset + w[i - 1].size - w[i].offset);
-        return Sample{overlap, cost - (static_cast<double>(w[i].size) - overlap) * fresh_per_byte};
-    };
-    CalibrationSetup more = setup; // twice the usual runs: the noisiest of the cached parameters
-    more.repetitions = 2 * setup.repetitions;
-    const std::vector<Sample> samples =
-        sample_runs_as(more, Method::buffered, make, rewrite_sample);
-    return fit(samples);
-}
-
 void collect_sleep_lengths(const std::vector<int>& sleeps,
                            const std::vector<WriteRequest>& workload, const RunTimings& run,
                            std::vector<double>& lengths) {

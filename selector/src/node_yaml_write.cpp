@@ -113,6 +113,8 @@ private:
         optional_bandwidth(p, "page_cache_write_bw", s.page_cache_write_bw);
         optional_bandwidth(p, "page_cache_write_bw_flushing", s.page_cache_write_bw_flushing);
         optional_bandwidth(p, "page_cache_rewrite_bw", s.page_cache_rewrite_bw);
+        optional_bandwidth(p, "page_cache_rewrite_bw_cold", s.page_cache_rewrite_bw_cold);
+        optional_duration(p, "rewrite_cooling_time", s.rewrite_cooling_time);
         optional_duration(p, "write_syscall_base", s.write_syscall_base);
         optional_number(p, "write_syscall_per_byte", s.write_syscall_per_byte);
         optional_duration(p, "sync_write_syscall_base", s.sync_write_syscall_base);

@@ -20,6 +20,8 @@ system:
   page_cache_write_bw: 2.5G/s
   page_cache_write_bw_flushing: 1234567.891
   page_cache_rewrite_bw: !measured 12G/s
+  page_cache_rewrite_bw_cold: !measured 9G/s
+  rewrite_cooling_time: !measured 3ms
   write_syscall_base: !measured 1.5us
   write_syscall_per_byte: 2.1e-10
   sync_write_syscall_base: 20us
@@ -122,6 +124,8 @@ TEST(NodeYamlRoundTrip, UsesUnitsWhereExactAndPlainNumbersOtherwise) {
     EXPECT_THAT(text, HasSubstr("page_cache_write_bw: 2560M/s\n"));
     EXPECT_THAT(text, HasSubstr("page_cache_write_bw_flushing: 1234567.891\n"));
     EXPECT_THAT(text, HasSubstr("page_cache_rewrite_bw: !measured 12G/s\n"));
+    EXPECT_THAT(text, HasSubstr("page_cache_rewrite_bw_cold: !measured 9G/s\n"));
+    EXPECT_THAT(text, HasSubstr("rewrite_cooling_time: !measured 3ms\n"));
     EXPECT_THAT(text, HasSubstr("dirty_background_bytes: 1536K\n"));
     EXPECT_THAT(text, HasSubstr("mttf: !user 10y\n"));
     EXPECT_THAT(text, HasSubstr("mttr: 36h\n"));

@@ -33,6 +33,8 @@ system:
   page_cache_write_bw: 2G/s
   page_cache_write_bw_flushing: 1.5G/s
   page_cache_rewrite_bw: 9G/s
+  page_cache_rewrite_bw_cold: 4G/s
+  rewrite_cooling_time: 2.5ms
   write_syscall_base: 1.5us
   write_syscall_per_byte: 2.1e-10
   sync_write_syscall_base: 20us
@@ -51,6 +53,8 @@ system:
     EXPECT_DOUBLE_EQ(*s.page_cache_write_bw, 2 * GiB);
     EXPECT_DOUBLE_EQ(*s.page_cache_write_bw_flushing, 1.5 * GiB);
     EXPECT_DOUBLE_EQ(*s.page_cache_rewrite_bw, 9 * GiB);
+    EXPECT_DOUBLE_EQ(*s.page_cache_rewrite_bw_cold, 4 * GiB);
+    EXPECT_DOUBLE_EQ(*s.rewrite_cooling_time, 2.5e-3);
     EXPECT_DOUBLE_EQ(*s.write_syscall_base, 1.5e-6);
     EXPECT_DOUBLE_EQ(*s.write_syscall_per_byte, 2.1e-10);
     EXPECT_DOUBLE_EQ(*s.sync_write_syscall_base, 20e-6);

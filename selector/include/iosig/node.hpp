@@ -129,7 +129,10 @@ struct SystemParameters {
     std::optional<double> memory_bw;                    // B/s, memcpy-like
     std::optional<double> page_cache_write_bw;          // B/s, buffered write into the page cache
     std::optional<double> page_cache_write_bw_flushing; // B/s, the same while background flush runs
-    std::optional<double> page_cache_rewrite_bw;   // B/s, write() into pages already in the cache
+    std::optional<double> page_cache_rewrite_bw; // B/s, write() into pages already in the cache
+                                                 // (just written: still in the CPU cache)
+    std::optional<double> page_cache_rewrite_bw_cold; // B/s, the same long after they were written
+    std::optional<double> rewrite_cooling_time;    // s, e-folding time from the first to the second
     std::optional<double> write_syscall_base;      // s, fixed cost of one write() syscall
     std::optional<double> write_syscall_per_byte;  // s/B, its size-proportional part
     std::optional<double> sync_write_syscall_base; // s, same for O_SYNC writes

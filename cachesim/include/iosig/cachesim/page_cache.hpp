@@ -46,9 +46,13 @@ public:
     PageCacheModel& operator=(PageCacheModel&& other) noexcept;
     ~PageCacheModel() = default;
 
+    // Called by insert for each run of bytes it rewrites, with the time they were last written.
+    using RewriteObserver = std::function<void(std::uint64_t bytes, double written_at)>;
+
     // Inserts a write of [offset, offset + size) of `file` dirtied at `time`. Returns the number of
     // bytes that were not dirty before (the bytes that count against the kernel's limits).
-    std::uint64_t insert(FileId file, std::uint64_t offset, std::uint64_t size, double time);
+    std::uint64_t insert(FileId file, std::uint64_t offset, std::uint64_t size, double time,
+                         const RewriteObserver* rewritten = nullptr);
 
     // Bytes of [offset, offset + size) that are not dirty now (without changing anything).
     std::uint64_t new_bytes(FileId file, std::uint64_t offset, std::uint64_t size) const;

@@ -53,6 +53,9 @@ struct ModelParameters {
     double page_cache_write_bw = 0;          // r_ramdisk: write() into the page cache, B/s
     double page_cache_write_bw_flushing = 0; // the same while the kernel flushes in the background
     double page_cache_rewrite_bw = 0;        // write() over pages already dirty in the cache, B/s
+                                             // (just written; see rewrite_seconds_per_byte)
+    double page_cache_rewrite_bw_cold = 0;   // the same long after they were written (0: unknown)
+    double rewrite_cooling_time = 0;         // s, e-folding time between the two (0: unknown)
     double write_syscall_base = 0;           // L_w: fixed cost of one write(), s
     double direct_write_base = 0;       // L_sync of Eq. 2: fixed cost of an O_DIRECT|O_SYNC write
     double sync_write_syscall_base = 0; // L_sync of Eq. 3: fixed cost of an O_SYNC write(), s
@@ -105,6 +108,8 @@ struct MeasuredParameters {
     std::optional<double> page_cache_write_bw;
     std::optional<double> page_cache_write_bw_flushing;
     std::optional<double> page_cache_rewrite_bw;
+    std::optional<double> page_cache_rewrite_bw_cold;
+    std::optional<double> rewrite_cooling_time;
     std::optional<double> write_syscall_base;
     std::optional<double> write_syscall_per_byte;
     std::optional<double> sync_write_syscall_base;

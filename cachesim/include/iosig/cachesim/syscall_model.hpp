@@ -27,6 +27,17 @@ struct WriteCost {
     CacheState state = CacheState::no_flush; // the most restrictive state during the call
 };
 
+// Seconds per byte for write() to rewrite dirty bytes last written `age` seconds ago (an extension
+// of CAWL, which charges every byte at r_ramdisk). They are copied into pages already in the cache,
+// so nothing is allocated or accounted. Just written, the pages are still in the CPU cache and copy
+// at page_cache_rewrite_bw (~25 GB/s on this VM); the longer ago, the more of them other work has
+// evicted, down to page_cache_rewrite_bw_cold (~9 GB/s):
+//   1/cold - (1/cold - 1/hot) * exp(-age / rewrite_cooling_time).
+// Without a cold rate and cooling time, every rewrite copies at the hot rate; without that,
+// memory_bw, else `fresh_rate`. (memory_bw alone is the wrong one when it was measured on a buffer
+// that stays in the CPU cache: the harness's fwrite slope, 116 GB/s.)
+double rewrite_seconds_per_byte(const ModelParameters& p, double age, double fresh_rate);
+
 // One point of the predicted dirty trajectory.
 struct DirtyPoint {
     double time;
