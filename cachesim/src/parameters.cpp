@@ -239,28 +239,30 @@ std::optional<double> stored_writeback_bandwidth(const Device& device) {
     return std::nullopt;
 }
 
-std::optional<double> stored_completion_quantum(const Device& device) {
-    const auto text = calibration_value(device, "sync_completion_quantum");
+namespace {
+
+// A duration in the device's cachesim calibration map; zero only where `zero_allowed`.
+std::optional<double> stored_duration(const Device& device, const char* key, bool zero_allowed) {
+    const auto text = calibration_value(device, key);
     if (!text) return std::nullopt;
     const auto seconds = parse_duration_seconds(*text);
-    if (seconds && *seconds.value > 0) return seconds.value;
+    if (seconds && (*seconds.value > 0 || (zero_allowed && *seconds.value == 0)))
+        return seconds.value;
     return std::nullopt;
+}
+
+} // namespace
+
+std::optional<double> stored_completion_quantum(const Device& device) {
+    return stored_duration(device, "sync_completion_quantum", false);
 }
 
 std::optional<double> stored_writeback_start_latency(const Device& device) {
-    const auto text = calibration_value(device, "writeback_start_latency");
-    if (!text) return std::nullopt;
-    const auto seconds = parse_duration_seconds(*text);
-    if (seconds && *seconds.value >= 0) return seconds.value;
-    return std::nullopt;
+    return stored_duration(device, "writeback_start_latency", true);
 }
 
 std::optional<double> stored_throttle_sleep(const Device& device) {
-    const auto text = calibration_value(device, "throttle_sleep");
-    if (!text) return std::nullopt;
-    const auto seconds = parse_duration_seconds(*text);
-    if (seconds && *seconds.value > 0) return seconds.value;
-    return std::nullopt;
+    return stored_duration(device, "throttle_sleep", false);
 }
 
 std::optional<CostCurve> stored_cost_curve(const Device& device, const char* key,

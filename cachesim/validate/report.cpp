@@ -82,9 +82,8 @@ bool write_scenario(const std::filesystem::path& out, const ScenarioResult& r,
         "title 'measured (median of {} runs)', \\\n"
         "     '' every ::1 using 1:(${}*1e3) with lines lw 2 lc rgb '#d62728' title 'CAWL model "
         "(typical run)', \\\n"
-        "     '' every ::1 using 1:(${}*1e3) with lines lw 1 dt 3 lc rgb '#ff9896' title 'CAWL "
-        "model "
-        "(mean)', \\\n"
+        "     '' every ::1 using 1:(${}*1e3) with lines lw 1.5 dt 4 lc rgb '#ff7f0e' "
+        "title 'CAWL model (mean)', \\\n"
         "     '' every ::1 using 1:(${}*1e3) with lines lw 2 dt 2 lc rgb '#1f77b4' title 'baseline "
         "(size/bandwidth)'\n",
         r.scenario.title, r.model_mre * 100, r.baseline_mre * 100, r.runs.size(), 8 + r.runs.size(),
