@@ -188,6 +188,11 @@ ResolvedParameters resolve_parameters(const Node& node, const Mount& mount, Meth
     if ((method == Method::buffered || method == Method::stdio) && s.page_cache_rewrite_bw &&
         *s.page_cache_rewrite_bw > 0)
         p.page_cache_rewrite_bw = *s.page_cache_rewrite_bw;
+    if (s.write_syscall_cold_base && *s.write_syscall_cold_base > 0 && s.call_cooling_time &&
+        *s.call_cooling_time > 0) {
+        p.write_syscall_cold_base = *s.write_syscall_cold_base;
+        p.call_cooling_time = *s.call_cooling_time;
+    }
     if (s.page_cache_rewrite_bw_cold && *s.page_cache_rewrite_bw_cold > 0 &&
         s.rewrite_cooling_time && *s.rewrite_cooling_time > 0) {
         p.page_cache_rewrite_bw_cold = *s.page_cache_rewrite_bw_cold;
@@ -331,6 +336,8 @@ void store_parameters(Node& node, std::string_view device_name, const MeasuredPa
     set(s.page_cache_rewrite_bw_cold, m.page_cache_rewrite_bw_cold, "page_cache_rewrite_bw_cold");
     set(s.rewrite_cooling_time, m.rewrite_cooling_time, "rewrite_cooling_time");
     set(s.write_syscall_base, m.write_syscall_base, "write_syscall_base");
+    set(s.write_syscall_cold_base, m.write_syscall_cold_base, "write_syscall_cold_base");
+    set(s.call_cooling_time, m.call_cooling_time, "call_cooling_time");
     set(s.write_syscall_per_byte, m.write_syscall_per_byte, "write_syscall_per_byte");
     set(s.sync_write_syscall_base, m.sync_write_syscall_base, "sync_write_syscall_base");
     set(s.sync_write_syscall_per_byte, m.sync_write_syscall_per_byte,

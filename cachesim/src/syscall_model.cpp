@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace iosig::cachesim {
 namespace {
@@ -16,6 +17,13 @@ constexpr double max_pause = 0.2;      // s, the kernel's MAX_PAUSE
 constexpr double max_think_credit = 1; // s, beyond this the kernel forgets the think time
 
 } // namespace
+
+double call_base_cost(const ModelParameters& p, double age) {
+    if (p.write_syscall_cold_base <= 0 || p.call_cooling_time <= 0) return p.write_syscall_base;
+    const double cold = p.write_syscall_cold_base;
+    return cold -
+           (cold - p.write_syscall_base) * std::exp(-std::max(age, 0.0) / p.call_cooling_time);
+}
 
 double rewrite_seconds_per_byte(const ModelParameters& p, double age, double fresh_rate) {
     const double hot = p.page_cache_rewrite_bw > 0 ? p.page_cache_rewrite_bw
@@ -93,10 +101,12 @@ WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint6
     out.start = now_;
     const DirtyThresholds& t = p_.thresholds;
 
-    // Entering the kernel (L_w): the flusher keeps going meanwhile.
-    flush_for(p_.write_syscall_base);
-    now_ += p_.write_syscall_base;
-    out.cost += p_.write_syscall_base;
+    // Entering the kernel (L_w, more after a long computation): the flusher keeps going meanwhile.
+    const double base = call_base_cost(
+        p_, last_call_end_ ? now_ - *last_call_end_ : std::numeric_limits<double>::infinity());
+    flush_for(base);
+    now_ += base;
+    out.cost += base;
 
     const auto step = static_cast<std::uint64_t>(step_bytes());
     std::uint64_t position = offset;
@@ -181,6 +191,7 @@ WriteCost SyscallWriteModel::write(FileId file, std::uint64_t offset, std::uint6
         remaining -= piece;
     }
     out.dirty_after = cache_.dirty_bytes();
+    last_call_end_ = now_;
     note(now_);
     return out;
 }

@@ -167,6 +167,8 @@ TEST(StoreParameters, WritesThroughTheSchemaAndRoundTrips) {
     m.page_cache_rewrite_bw = 3e10;
     m.page_cache_rewrite_bw_cold = 9e9;
     m.rewrite_cooling_time = 0.004;
+    m.write_syscall_cold_base = 30e-6;
+    m.call_cooling_time = 0.008;
     store_parameters(node, "disk", m);
     EXPECT_EQ(node.provenance.at("system.page_cache_write_bw"), Provenance::measured);
     EXPECT_EQ(node.provenance.at("devices.disk.performance.seq_write_bw"), Provenance::measured);
@@ -187,6 +189,8 @@ TEST(StoreParameters, WritesThroughTheSchemaAndRoundTrips) {
     EXPECT_NEAR(r.parameters->page_cache_rewrite_bw, 3e10, 1);
     EXPECT_NEAR(r.parameters->page_cache_rewrite_bw_cold, 9e9, 1);
     EXPECT_NEAR(r.parameters->rewrite_cooling_time, 0.004, 1e-12);
+    EXPECT_NEAR(r.parameters->write_syscall_cold_base, 30e-6, 1e-12);
+    EXPECT_NEAR(r.parameters->call_cooling_time, 0.008, 1e-12);
     EXPECT_EQ(again.node->provenance.at("system.page_cache_write_bw"), Provenance::measured);
 }
 

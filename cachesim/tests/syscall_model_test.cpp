@@ -168,6 +168,34 @@ TEST(Alg1, ARewriteAfterComputingCostsMoreThanOneRightAfterTheWrite) {
     EXPECT_GT(after.cost, 1.5 * soon.cost);
 }
 
+TEST(CallCost, CoolsFromL_wToTheColdCostWithAge) {
+    ModelParameters p = params();
+    p.write_syscall_base = 3e-6;
+    p.write_syscall_cold_base = 33e-6;
+    p.call_cooling_time = 0.008;
+    EXPECT_DOUBLE_EQ(call_base_cost(p, 0), 3e-6);
+    EXPECT_NEAR(call_base_cost(p, 0.008), 33e-6 - 30e-6 / M_E, 1e-15);
+    EXPECT_NEAR(call_base_cost(p, 10), 33e-6, 1e-15);
+    p.call_cooling_time = 0; // not measured: L_w whatever the age
+    EXPECT_DOUBLE_EQ(call_base_cost(p, 10), 3e-6);
+}
+
+TEST(Alg1, AWriteAfterComputingPaysTheColderCallAndTheFirstIsCold) {
+    ModelParameters p = params();
+    p.write_syscall_base = 3e-6;
+    p.write_syscall_cold_base = 33e-6;
+    p.call_cooling_time = 0.008;
+    SyscallWriteModel model(p);
+    const double copy = 4096 / 1e9;
+    const WriteCost first = model.write(1, 0, 4096, 0);
+    EXPECT_NEAR(first.cost, 33e-6 + copy, 1e-15);
+    const WriteCost next = model.write(1, 4096, 4096, 0);
+    EXPECT_NEAR(next.cost, 3e-6 + copy, 1e-15);
+    const WriteCost later = model.write(1, 8192, 4096, 0.004);
+    EXPECT_NEAR(later.cost, call_base_cost(p, 0.004) + copy, 1e-15);
+    EXPECT_GT(later.cost, 2 * next.cost);
+}
+
 TEST(Alg1, DelayFlushesDownToTheBackgroundThreshold) {
     SyscallWriteModel model(params(), {12 * MiB, 0});
     model.idle(1.0); // 100 MB/s could write 100 MB, but background write-back stops at 10 MiB

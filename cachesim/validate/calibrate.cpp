@@ -112,16 +112,29 @@ Calibration calibrate(const CalibrationSetup& setup) {
 
     say(setup, "measuring rewrites of dirty pages after 0-30 ms (page_cache_rewrite_bw, _cold, "
                "rewrite_cooling_time)");
-    const RewriteCooling rewrite = measure_rewrite_cooling(setup, m.write_syscall_base.value_or(0));
-    if (rewrite.hot_bw > 0) m.page_cache_rewrite_bw = rewrite.hot_bw;
+    const CoolingFit rewrite = measure_rewrite_cooling(setup, m.write_syscall_base.value_or(0));
+    if (rewrite.hot > 0) m.page_cache_rewrite_bw = 1 / rewrite.hot;
     if (rewrite.cooling_time > 0) {
-        m.page_cache_rewrite_bw_cold = rewrite.cold_bw;
+        m.page_cache_rewrite_bw_cold = 1 / rewrite.cold;
         m.rewrite_cooling_time = rewrite.cooling_time;
         say(setup, fmt::format("  rewrites: {:.4g} B/s just written, {:.4g} B/s cold, cooling "
                                "time {:.2f} ms",
-                               rewrite.hot_bw, rewrite.cold_bw, rewrite.cooling_time * 1e3));
+                               1 / rewrite.hot, 1 / rewrite.cold, rewrite.cooling_time * 1e3));
     } else {
         c.notes.push_back("rewrites did not slow down with age: one rewrite rate");
+    }
+
+    say(setup, "measuring 4 KiB write() calls after 0-30 ms (write_syscall_cold_base, "
+               "call_cooling_time)");
+    const CoolingFit call = measure_call_cooling(setup);
+    if (call.cooling_time > 0 && m.write_syscall_base) {
+        m.write_syscall_cold_base = *m.write_syscall_base + (call.cold - call.hot);
+        m.call_cooling_time = call.cooling_time;
+        say(setup, fmt::format("  a write() long after the previous one costs {:.2f} us more; "
+                               "cooling time {:.2f} ms",
+                               (call.cold - call.hot) * 1e6, call.cooling_time * 1e3));
+    } else {
+        c.notes.push_back("write() calls did not slow down with age: one fixed cost");
     }
 
     say(setup,

@@ -40,19 +40,21 @@ Calibration calibrate(const CalibrationSetup& setup);
 
 // The pieces, each usable alone (tests, re-measuring one parameter).
 LinearFit measure_buffered_no_flush(const CalibrationSetup& setup);
-// write() over dirty pages (no allocation, only the copy) as a function of the time since they
-// were written: page_cache_rewrite_bw (hot), page_cache_rewrite_bw_cold, rewrite_cooling_time.
-struct RewriteCooling {
-    double hot_bw = 0;       // B/s just after the write
-    double cold_bw = 0;      // B/s long after (0: not fitted)
+// A cost that grows with the time since the same data or code was last used (the CPU caches
+// cool): cost(age) = cold - (cold - hot) * exp(-age / cooling_time).
+struct CoolingFit {
+    double hot = 0;          // at age 0
+    double cold = 0;         // long after (0: not fitted)
     double cooling_time = 0; // s, e-folding time of the difference (0: not fitted)
 };
-// From (age, seconds per byte) points: the oldest gives the cold cost, the others a line through
-// ln(cold - cost) against age. Without a decay (fewer than two points clearly below the cold
-// cost, or one that does not fall with age) only hot_bw is set, from the youngest point.
-RewriteCooling fit_rewrite_cooling(std::vector<std::pair<double, double>> points);
-// Whole-region rewrites of 4 MiB after 0-30 ms of computation (calibrate_rewrite.cpp).
-RewriteCooling measure_rewrite_cooling(const CalibrationSetup& setup, double write_syscall_base);
+// From (age, cost) points: the oldest gives the cold cost; hot and the cooling time are fitted to
+// the others (relative least squares). Without a decay (the fitted difference within 2 % of the
+// cold cost, or a hot cost that is not positive) only `hot` is set, from the youngest point.
+CoolingFit fit_cooling(std::vector<std::pair<double, double>> points);
+// calibrate_cooling.cpp: seconds per byte of rewriting a whole 4 MiB region of dirty pages, and
+// seconds of a 4 KiB append, each after 0-30 ms of computation.
+CoolingFit measure_rewrite_cooling(const CalibrationSetup& setup, double write_syscall_base);
+CoolingFit measure_call_cooling(const CalibrationSetup& setup);
 // Also returns, from the kernel's samples, the flusher's write-back rate in `writeback_bw`, the
 // time from the background threshold being crossed to the first write-back in `start_latency`,
 // and in `throttle_sleep` the wall-clock length of one balance_dirty_pages sleep: the median over

@@ -21,6 +21,9 @@ void read_system(Section s, SystemParameters& system) {
     s.bandwidth("page_cache_rewrite_bw_cold", system.page_cache_rewrite_bw_cold);
     s.duration("rewrite_cooling_time", system.rewrite_cooling_time, DurationRule::non_negative);
     s.duration("write_syscall_base", system.write_syscall_base, DurationRule::non_negative);
+    s.duration("write_syscall_cold_base", system.write_syscall_cold_base,
+               DurationRule::non_negative);
+    s.duration("call_cooling_time", system.call_cooling_time, DurationRule::non_negative);
     s.number("write_syscall_per_byte", system.write_syscall_per_byte);
     s.duration("sync_write_syscall_base", system.sync_write_syscall_base,
                DurationRule::non_negative);
@@ -130,15 +133,27 @@ Node read_node(const Tree& root, Locations& locations, Diagnostics& diagnostics)
     ReadContext context{diagnostics, locations, node.provenance};
     Section top(&root, "", "the node file", {"node", "system", "devices", "mounts"}, context);
     read_node_section(top.section("node", {"name", "page_size"}), node);
-    read_system(
-        top.section("system",
-                    {"memory_bw", "page_cache_write_bw", "page_cache_write_bw_flushing",
-                     "page_cache_rewrite_bw", "page_cache_rewrite_bw_cold", "rewrite_cooling_time",
-                     "write_syscall_base", "write_syscall_per_byte", "sync_write_syscall_base",
-                     "sync_write_syscall_per_byte", "dirty_ratio", "dirty_background_ratio",
-                     "dirty_bytes", "dirty_background_bytes", "dirtyable_memory", "dirty_expire",
-                     "dirty_writeback_interval", "stdio_buffer_size"}),
-        node.system);
+    read_system(top.section("system", {"memory_bw",
+                                       "page_cache_write_bw",
+                                       "page_cache_write_bw_flushing",
+                                       "page_cache_rewrite_bw",
+                                       "page_cache_rewrite_bw_cold",
+                                       "rewrite_cooling_time",
+                                       "write_syscall_base",
+                                       "write_syscall_cold_base",
+                                       "call_cooling_time",
+                                       "write_syscall_per_byte",
+                                       "sync_write_syscall_base",
+                                       "sync_write_syscall_per_byte",
+                                       "dirty_ratio",
+                                       "dirty_background_ratio",
+                                       "dirty_bytes",
+                                       "dirty_background_bytes",
+                                       "dirtyable_memory",
+                                       "dirty_expire",
+                                       "dirty_writeback_interval",
+                                       "stdio_buffer_size"}),
+                node.system);
 
     if (const Tree* devices = top.value("devices")) {
         if (devices->kind != Tree::Kind::map) {

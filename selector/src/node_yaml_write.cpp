@@ -116,6 +116,8 @@ private:
         optional_bandwidth(p, "page_cache_rewrite_bw_cold", s.page_cache_rewrite_bw_cold);
         optional_duration(p, "rewrite_cooling_time", s.rewrite_cooling_time);
         optional_duration(p, "write_syscall_base", s.write_syscall_base);
+        optional_duration(p, "write_syscall_cold_base", s.write_syscall_cold_base);
+        optional_duration(p, "call_cooling_time", s.call_cooling_time);
         optional_number(p, "write_syscall_per_byte", s.write_syscall_per_byte);
         optional_duration(p, "sync_write_syscall_base", s.sync_write_syscall_base);
         optional_number(p, "sync_write_syscall_per_byte", s.sync_write_syscall_per_byte);

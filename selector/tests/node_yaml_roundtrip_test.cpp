@@ -23,6 +23,8 @@ system:
   page_cache_rewrite_bw_cold: !measured 9G/s
   rewrite_cooling_time: !measured 3ms
   write_syscall_base: !measured 1.5us
+  write_syscall_cold_base: !measured 30us
+  call_cooling_time: !measured 8ms
   write_syscall_per_byte: 2.1e-10
   sync_write_syscall_base: 20us
   sync_write_syscall_per_byte: 1e-9
@@ -126,6 +128,8 @@ TEST(NodeYamlRoundTrip, UsesUnitsWhereExactAndPlainNumbersOtherwise) {
     EXPECT_THAT(text, HasSubstr("page_cache_rewrite_bw: !measured 12G/s\n"));
     EXPECT_THAT(text, HasSubstr("page_cache_rewrite_bw_cold: !measured 9G/s\n"));
     EXPECT_THAT(text, HasSubstr("rewrite_cooling_time: !measured 3ms\n"));
+    EXPECT_THAT(text, HasSubstr("write_syscall_cold_base: !measured 30us\n"));
+    EXPECT_THAT(text, HasSubstr("call_cooling_time: !measured 8ms\n"));
     EXPECT_THAT(text, HasSubstr("dirty_background_bytes: 1536K\n"));
     EXPECT_THAT(text, HasSubstr("mttf: !user 10y\n"));
     EXPECT_THAT(text, HasSubstr("mttr: 36h\n"));

@@ -36,6 +36,8 @@ system:
   page_cache_rewrite_bw_cold: 4G/s
   rewrite_cooling_time: 2.5ms
   write_syscall_base: 1.5us
+  write_syscall_cold_base: 31us
+  call_cooling_time: 7ms
   write_syscall_per_byte: 2.1e-10
   sync_write_syscall_base: 20us
   sync_write_syscall_per_byte: 1e-9
@@ -56,6 +58,8 @@ system:
     EXPECT_DOUBLE_EQ(*s.page_cache_rewrite_bw_cold, 4 * GiB);
     EXPECT_DOUBLE_EQ(*s.rewrite_cooling_time, 2.5e-3);
     EXPECT_DOUBLE_EQ(*s.write_syscall_base, 1.5e-6);
+    EXPECT_DOUBLE_EQ(*s.write_syscall_cold_base, 31e-6);
+    EXPECT_DOUBLE_EQ(*s.call_cooling_time, 7e-3);
     EXPECT_DOUBLE_EQ(*s.write_syscall_per_byte, 2.1e-10);
     EXPECT_DOUBLE_EQ(*s.sync_write_syscall_base, 20e-6);
     EXPECT_DOUBLE_EQ(*s.sync_write_syscall_per_byte, 1e-9);

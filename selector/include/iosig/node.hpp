@@ -134,6 +134,8 @@ struct SystemParameters {
     std::optional<double> page_cache_rewrite_bw_cold; // B/s, the same long after they were written
     std::optional<double> rewrite_cooling_time;    // s, e-folding time from the first to the second
     std::optional<double> write_syscall_base;      // s, fixed cost of one write() syscall
+    std::optional<double> write_syscall_cold_base; // s, the same long after the previous call
+    std::optional<double> call_cooling_time;       // s, e-folding time from the first to the second
     std::optional<double> write_syscall_per_byte;  // s/B, its size-proportional part
     std::optional<double> sync_write_syscall_base; // s, same for O_SYNC writes
     std::optional<double> sync_write_syscall_per_byte; // s/B

@@ -56,7 +56,10 @@ struct ModelParameters {
                                              // (just written; see rewrite_seconds_per_byte)
     double page_cache_rewrite_bw_cold = 0;   // the same long after they were written (0: unknown)
     double rewrite_cooling_time = 0;         // s, e-folding time between the two (0: unknown)
-    double write_syscall_base = 0;           // L_w: fixed cost of one write(), s
+    double write_syscall_base = 0;           // L_w: fixed cost of one write(), s (right after
+                                             // the previous call; see call_base_cost)
+    double write_syscall_cold_base = 0;      // the same long after the previous call (0: unknown)
+    double call_cooling_time = 0;            // s, e-folding time between the two (0: unknown)
     double direct_write_base = 0;       // L_sync of Eq. 2: fixed cost of an O_DIRECT|O_SYNC write
     double sync_write_syscall_base = 0; // L_sync of Eq. 3: fixed cost of an O_SYNC write(), s
     double sync_copy_per_byte = 0;      // Eq. 3: copy into the page cache of an O_SYNC write, s/B
@@ -111,6 +114,8 @@ struct MeasuredParameters {
     std::optional<double> page_cache_rewrite_bw_cold;
     std::optional<double> rewrite_cooling_time;
     std::optional<double> write_syscall_base;
+    std::optional<double> write_syscall_cold_base;
+    std::optional<double> call_cooling_time;
     std::optional<double> write_syscall_per_byte;
     std::optional<double> sync_write_syscall_base;
     std::optional<double> sync_write_syscall_per_byte;

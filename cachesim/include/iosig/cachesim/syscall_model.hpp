@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace iosig::cachesim {
@@ -37,6 +38,15 @@ struct WriteCost {
 // memory_bw, else `fresh_rate`. (memory_bw alone is the wrong one when it was measured on a buffer
 // that stays in the CPU cache: the harness's fwrite slope, 116 GB/s.)
 double rewrite_seconds_per_byte(const ModelParameters& p, double age, double fresh_rate);
+
+// Fixed cost of a write() that starts `age` seconds after the previous call returned (an extension
+// of CAWL's constant L_w). Right after another call the kernel's code and data for this file are
+// in the CPU caches; the longer the program computed in between, the more of them other work has
+// evicted. On this VM a 4 KiB append costs ~3 us right after the previous one and ~33 us 30 ms
+// later:
+//   cold - (cold - L_w) * exp(-age / call_cooling_time),  cold = write_syscall_cold_base.
+// Without those two keys, L_w whatever the age. A program's first call counts as cold.
+double call_base_cost(const ModelParameters& p, double age);
 
 // One point of the predicted dirty trajectory.
 struct DirtyPoint {
@@ -85,6 +95,7 @@ private:
     bool flusher_running_ = false; // background write-back triggered and not finished
     double flusher_ready_ = 0;     // when the triggered flusher really starts writing
     double dirtied_in_interval_ = 0;
+    std::optional<double> last_call_end_; // when the previous write() returned (none yet: cold)
     std::vector<DirtyPoint>* trajectory_ = nullptr;
 };
 
