@@ -31,8 +31,8 @@ struct WriteCost {
 // Seconds per byte for write() to rewrite dirty bytes last written `age` seconds ago (an extension
 // of CAWL, which charges every byte at r_ramdisk). They are copied into pages already in the cache,
 // so nothing is allocated or accounted. Just written, the pages are still in the CPU cache and copy
-// at page_cache_rewrite_bw (~25 GB/s on this VM); the longer ago, the more of them other work has
-// evicted, down to page_cache_rewrite_bw_cold (~9 GB/s):
+// at page_cache_rewrite_bw (~35-50 GB/s on this VM); the longer ago, the more of them other work
+// has evicted, down to page_cache_rewrite_bw_cold (~6-9 GB/s):
 //   1/cold - (1/cold - 1/hot) * exp(-age / rewrite_cooling_time).
 // Without a cold rate and cooling time, every rewrite copies at the hot rate; without that,
 // memory_bw, else `fresh_rate`. (memory_bw alone is the wrong one when it was measured on a buffer
@@ -42,7 +42,7 @@ double rewrite_seconds_per_byte(const ModelParameters& p, double age, double fre
 // Fixed cost of a write() that starts `age` seconds after the previous call returned (an extension
 // of CAWL's constant L_w). Right after another call the kernel's code and data for this file are
 // in the CPU caches; the longer the program computed in between, the more of them other work has
-// evicted. On this VM a 4 KiB append costs ~3 us right after the previous one and ~33 us 30 ms
+// evicted. On this VM a 4 KiB append costs ~4 us right after the previous one and 35-48 us 30 ms
 // later:
 //   cold - (cold - L_w) * exp(-age / call_cooling_time),  cold = write_syscall_cold_base.
 // Without those two keys, L_w whatever the age. A program's first call counts as cold.
