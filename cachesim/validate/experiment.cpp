@@ -71,6 +71,8 @@ MeasuredRun measure_once(const ExperimentSetup& setup, const Scenario& s) {
     setup.collector->clear_history();
     run.timings = run_workload(setup.dir / "iosig-cawl-validate.dat", s.method, s.workload);
     if (!run.timings.ok()) return run;
+    for (std::size_t w = 0; w < run.timings.start.size(); ++w)
+        run.total += run.timings.cost(w);
     setup.collector->trigger();
     setup.collector->poll(20);
     const double t0 = run.timings.t0;
@@ -109,15 +111,8 @@ ScenarioResult run_scenario(const ExperimentSetup& setup, const Scenario& s) {
             continue;
         }
         say(setup,
-            fmt::format(
-                "    run {}: {:.3f} s in writes, {} throttle events ({} paused, {:.3f} s)", i,
-                [&] {
-                    double sum = 0;
-                    for (std::size_t w = 0; w < s.workload.size(); ++w)
-                        sum += run.timings.cost(w);
-                    return sum;
-                }(),
-                run.throttle_events, run.paused_events, run.paused_seconds));
+            fmt::format("    run {}: {:.3f} s in writes, {} throttle events ({} paused, {:.3f} s)",
+                        i, run.total, run.throttle_events, run.paused_events, run.paused_seconds));
         r.runs.push_back(std::move(run));
     }
     const std::size_t n = s.workload.size();
@@ -129,12 +124,8 @@ ScenarioResult run_scenario(const ExperimentSetup& setup, const Scenario& s) {
         r.measured[w] = median(costs);
     }
     std::vector<double> totals;
-    for (const MeasuredRun& run : r.runs) {
-        double sum = 0;
-        for (std::size_t w = 0; w < n; ++w)
-            sum += run.timings.cost(w);
-        totals.push_back(sum);
-    }
+    for (const MeasuredRun& run : r.runs)
+        totals.push_back(run.total);
     r.measured_total = median(totals);
 
     const ResolvedParameters resolved =

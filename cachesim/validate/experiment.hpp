@@ -20,6 +20,7 @@ struct MeasuredRun {
     std::size_t paused_events = 0;      // ... with pause > 0
     double paused_seconds = 0;
     double initial_dirty = 0; // the kernel's dirty + write-back bytes at the start
+    double total = 0;         // seconds in writes: the sum of the run's write costs
 };
 
 struct ScenarioResult {
