@@ -3,8 +3,8 @@
 
 #include "flat_map.hpp"
 #include "iosig/tier/cache_model.hpp"
+#include "references.hpp"
 
-#include <bit>
 #include <chrono>
 #include <deque>
 #include <fmt/format.h>
@@ -13,31 +13,7 @@
 namespace iosig::tier {
 namespace {
 
-// One reference the cache sees: an object, or one line of a block request.
-struct Reference {
-    Key key = 0;
-    std::uint64_t size = 1;  // capacity units
-    std::uint32_t bytes = 0; // requested bytes inside it
-    bool write = false;
-};
-
-std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t line_size) {
-    std::vector<Reference> refs;
-    refs.reserve(trace.requests.size());
-    for (const Request& r : trace.requests) {
-        if (mode == SimMode::object) {
-            refs.push_back(Reference{r.id, r.size, r.size, r.write});
-            continue;
-        }
-        const std::uint64_t begin = r.id, end = r.id + r.size;
-        for (std::uint64_t line = begin / line_size; line * line_size < end; ++line) {
-            const std::uint64_t lo = std::max(begin, line * line_size);
-            const std::uint64_t hi = std::min(end, (line + 1) * line_size);
-            refs.push_back(Reference{line, 1, static_cast<std::uint32_t>(hi - lo), r.write});
-        }
-    }
-    return refs;
-}
+using detail::Reference;
 
 // next[i] = index of the next reference to the same key, or never_again.
 std::vector<std::int64_t> next_references(const std::vector<Reference>& refs) {
@@ -120,18 +96,7 @@ std::string_view to_string(SimMode mode) {
 }
 
 SimResult simulate(const Trace& trace, const SimConfig& config) {
-    const SimMode mode =
-        config.mode.value_or(trace.kind == TraceKind::objects ? SimMode::object : SimMode::block);
-    if (mode == SimMode::block && trace.kind == TraceKind::objects)
-        throw std::invalid_argument(
-            fmt::format("{}: block mode needs a block trace (byte offsets); this trace "
-                        "holds object ids",
-                        trace.source));
-    if (mode == SimMode::block && (!std::has_single_bit(config.line_size) ||
-                                   config.line_size < 512 || config.line_size > (1ull << 30)))
-        throw std::invalid_argument(fmt::format(
-            "line size {} is not a power of two between 512 B and 1 GiB", config.line_size));
-    if (config.cache_size == 0) throw std::invalid_argument("cache size must be > 0");
+    const SimMode mode = detail::checked_mode(trace, config);
     if (!config.prefetch.empty()) make_prefetcher(config.prefetch); // validates the name early
 
     const std::uint64_t unit = mode == SimMode::object ? 1 : config.line_size;
@@ -158,7 +123,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     pc.capacity = result.capacity;
     CacheModel cache(result.capacity, make_policy(config.policy, pc));
 
-    const std::vector<Reference> refs = expand(trace, mode, config.line_size);
+    const std::vector<Reference> refs = detail::expand(trace, mode, config.line_size);
     const std::vector<std::int64_t> next =
         policy_is_offline(config.policy) ? next_references(refs) : std::vector<std::int64_t>{};
     result.references = refs.size();

@@ -52,6 +52,24 @@ TEST(Tiersim, JsonReportsTheGoldenLruMissesAndEveryPromisedField) {
     EXPECT_TRUE(results[2].contains("learner"));
 }
 
+TEST(Tiersim, HindsightReportsTheSchedulesPerCacheSize) {
+    const ToolRun run = tiersim("--synthetic switching --line-size 4K --cache-size 256K,1M "
+                                "--hindsight --window 1000 --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    const auto rows = nlohmann::json::parse(run.output).at("hindsight");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0]["capacity"], 64);
+    EXPECT_EQ(rows[1]["capacity"], 256);
+    for (const auto& r : rows) {
+        for (const char* field : {"lru_misses", "lfu_misses", "free_switching_misses",
+                                  "charged_switching_misses", "charged_switches", "windows"})
+            EXPECT_TRUE(r.contains(field)) << field << " missing in " << r.dump();
+        EXPECT_LE(r["charged_switching_misses"].get<double>(),
+                  std::min(r["lru_misses"].get<double>(), r["lfu_misses"].get<double>()));
+    }
+    EXPECT_EQ(tiersim("--synthetic irm --cache-size 1M --hindsight --window 0").status, 2);
+}
+
 TEST(Tiersim, PrefetchAccuracyIsReportedForAStridedTrace) {
     const ToolRun run =
         tiersim("--synthetic strided --policy lru --cache-size 16M --prefetch stream --json");

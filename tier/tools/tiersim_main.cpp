@@ -1,5 +1,7 @@
 // iosig-tiersim: replay a block or object trace through a simulated cache and report misses, miss
 // ratio, byte miss ratio, prefetch accuracy and simulation speed (docs/tier.md, "iosig-tiersim").
+#include "hindsight_report.hpp"
+#include "iosig/tier/hindsight.hpp"
 #include "iosig/tier/simulator.hpp"
 #include "iosig/tier/synthetic.hpp"
 #include "iosig/units.hpp"
@@ -94,7 +96,8 @@ int main(int argc, char** argv) {
                                                     line_size_text = "4K", mode_text, prefetch,
                                                     prefetch_buffer_text, write_trace;
     std::uint64_t seed = 42, synthetic_requests = 0;
-    bool json = false;
+    std::uint64_t hindsight_window = 1000;
+    bool json = false, hindsight = false;
     auto* trace_opt = app.add_option("--trace", trace_file,
                                      "trace file (csv block trace or oracleGeneral binary)");
     app.add_option("--synthetic", synthetic,
@@ -119,6 +122,12 @@ int main(int argc, char** argv) {
                    "prefetch buffer size (default: cache size / 32)");
     app.add_option("--seed", seed, "seed of Random, LeCaR and synthetic traces (default 42)");
     app.add_flag("--json", json, "print JSON instead of a table");
+    app.add_flag("--hindsight", hindsight,
+                 "instead of the policies: the best LRU/LFU switching schedule in hindsight, with "
+                 "switches free and with each switch charged its refill (docs/tier.md)");
+    app.add_option("--window", hindsight_window,
+                   "references per window of --hindsight (switches happen between windows; "
+                   "default 1000)");
     PolicyConfig learner;
     auto* tuning = app.add_option_group("learner", "the ws learner's parameters (docs/tier.md)");
     tuning->add_option("--epoch-iterations", learner.epoch_iterations, "EPOCH_WIDTH (default 4)");
@@ -175,6 +184,16 @@ int main(int argc, char** argv) {
             return exit_bad_input;
         }
 
+        if (hindsight) {
+            std::vector<SwitchingHindsight> rows;
+            for (const std::uint64_t size : sizes) {
+                SimConfig config = base;
+                config.cache_size = size;
+                rows.push_back(switching_hindsight(trace, config, hindsight_window));
+            }
+            print_hindsight(trace.source, rows, json);
+            return exit_ok;
+        }
         std::vector<SimResult> results;
         for (const std::string& p : policy_list) {
             for (const std::uint64_t size : sizes) {

@@ -1,0 +1,45 @@
+// Trace requests as cache references (references.hpp).
+#include "references.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace iosig::tier::detail {
+
+SimMode checked_mode(const Trace& trace, const SimConfig& config) {
+    const SimMode mode =
+        config.mode.value_or(trace.kind == TraceKind::objects ? SimMode::object : SimMode::block);
+    if (mode == SimMode::block && trace.kind == TraceKind::objects)
+        throw std::invalid_argument(
+            fmt::format("{}: block mode needs a block trace (byte offsets); this trace "
+                        "holds object ids",
+                        trace.source));
+    if (mode == SimMode::block && (!std::has_single_bit(config.line_size) ||
+                                   config.line_size < 512 || config.line_size > (1ull << 30)))
+        throw std::invalid_argument(fmt::format(
+            "line size {} is not a power of two between 512 B and 1 GiB", config.line_size));
+    if (config.cache_size == 0) throw std::invalid_argument("cache size must be > 0");
+    return mode;
+}
+
+std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t line_size) {
+    std::vector<Reference> refs;
+    refs.reserve(trace.requests.size());
+    for (const Request& r : trace.requests) {
+        if (mode == SimMode::object) {
+            refs.push_back(Reference{r.id, r.size, r.size, r.write});
+            continue;
+        }
+        const std::uint64_t begin = r.id, end = r.id + r.size;
+        for (std::uint64_t line = begin / line_size; line * line_size < end; ++line) {
+            const std::uint64_t lo = std::max(begin, line * line_size);
+            const std::uint64_t hi = std::min(end, (line + 1) * line_size);
+            refs.push_back(Reference{line, 1, static_cast<std::uint32_t>(hi - lo), r.write});
+        }
+    }
+    return refs;
+}
+
+} // namespace iosig::tier::detail

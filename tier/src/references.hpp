@@ -1,0 +1,28 @@
+// What a cache sees of a trace: an object per request (object mode), or each fixed-size line a
+// block request touches (block mode). Shared by the simulator and the hindsight analysis.
+#pragma once
+
+#include "iosig/tier/policy.hpp"
+#include "iosig/tier/simulator.hpp"
+#include "iosig/tier/trace.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace iosig::tier::detail {
+
+struct Reference {
+    Key key = 0;
+    std::uint64_t size = 1;  // capacity units
+    std::uint32_t bytes = 0; // requested bytes inside it
+    bool write = false;
+};
+
+// The mode `config` asks for (default: object for object traces, block for block traces).
+// Throws std::invalid_argument for block mode on an object trace, a line size that is not a power
+// of two between 512 B and 1 GiB, or a zero cache size.
+SimMode checked_mode(const Trace& trace, const SimConfig& config);
+
+std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t line_size);
+
+} // namespace iosig::tier::detail
