@@ -153,6 +153,13 @@ TEST(Scenarios, CoverThePapersFigures) {
         EXPECT_FALSE(select_scenarios(all, group).empty()) << group;
     EXPECT_EQ(select_scenarios(all, "rewrite").size(), 4u); // cases A-D
     EXPECT_EQ(select_scenarios(all, "buffered-seq,rewrite-A").size(), 2u);
+    EXPECT_TRUE(select_scenarios(all, "none").empty()); // only --workload, or only calibrating
+    try {
+        select_scenarios(all, "direct,rewrite-E");
+        ADD_FAILURE() << "an unknown scenario was silently skipped";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'rewrite-E'"), std::string::npos) << e.what();
+    }
     for (const Scenario& s : all) {
         std::uint64_t bytes = 0;
         for (const WriteRequest& w : s.workload)

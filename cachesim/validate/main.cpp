@@ -91,7 +91,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--out", out_text, "Output directory (CSV, PNG, summary.md)")
         ->capture_default_str();
-    app.add_option("--scenarios", scenario_list, "Comma-separated scenario names or groups, or all")
+    app.add_option("--scenarios", scenario_list,
+                   "Comma-separated scenario names or groups, all, or none (only --workload or "
+                   "the calibration)")
         ->capture_default_str();
     app.add_option("--workload", custom_workload,
                    "Also run this workload CSV (offset,size,delay_s)");
@@ -118,7 +120,13 @@ int main(int argc, char** argv) {
 
     if (std::string what; recover_saved_dirty_settings(&what)) log_line(what);
     if (restore_only) return exit_ok;
-    std::vector<Scenario> scenarios = select_scenarios(paper_scenarios(scale), scenario_list);
+    std::vector<Scenario> scenarios;
+    try {
+        scenarios = select_scenarios(paper_scenarios(scale), scenario_list);
+    } catch (const std::invalid_argument& e) {
+        log_line(fmt::format("iosig-cawl-validate: {}", e.what()));
+        return exit_bad_input;
+    }
     if (list) {
         for (const Scenario& s : paper_scenarios(scale))
             fmt::print("{:<20} {:<9} {:>6} writes  {}\n", s.name, to_string(s.method),

@@ -2,9 +2,12 @@
 
 #include "iosig/units.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sstream>
+#include <stdexcept>
 
 namespace iosig::cachesim::validate {
 namespace {
@@ -92,7 +95,21 @@ std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all, const s
     std::vector<std::string> wanted;
     std::stringstream in(list);
     for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty()) wanted.push_back(item);
+        if (!item.empty() && item != "none") wanted.push_back(item);
+    for (const std::string& w : wanted) {
+        const bool known = std::any_of(
+            all.begin(), all.end(), [&](const Scenario& s) { return s.name == w || s.group == w; });
+        if (!known) {
+            std::vector<std::string> groups;
+            for (const Scenario& s : all)
+                if (std::find(groups.begin(), groups.end(), s.group) == groups.end())
+                    groups.push_back(s.group);
+            throw std::invalid_argument(
+                fmt::format("--scenarios: no scenario or group '{}' (--list shows the names; the "
+                            "groups are {})",
+                            w, fmt::join(groups, ", ")));
+        }
+    }
     std::vector<Scenario> out;
     for (const Scenario& s : all)
         for (const std::string& w : wanted)

@@ -23,7 +23,9 @@ struct Scenario {
 // MiB per buffered scenario).
 std::vector<Scenario> paper_scenarios(double scale = 1.0);
 
-// Those whose name or group is listed (comma-separated; "all" selects everything).
+// Those whose name or group is listed (comma-separated; "all" selects everything, "none" nothing:
+// only --workload, or only the calibration). Throws std::invalid_argument naming a listed item that
+// is neither a scenario nor a group.
 std::vector<Scenario> select_scenarios(const std::vector<Scenario>& all, const std::string& list);
 
 } // namespace iosig::cachesim::validate
