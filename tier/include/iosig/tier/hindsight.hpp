@@ -6,8 +6,9 @@
 // not. This replays LRU and LFU side by side, cuts the trace into windows of `window` references,
 // and finds the best schedule of experts knowing the whole trace (dynamic programming over the
 // windows), once with switches free and once charging each switch one miss per entry the new
-// expert's cache holds that the old one's does not. Where even the charged hindsight schedule
-// gains nothing over the better single expert, an online learner can only lose by switching.
+// expert's cache holds that the old one's does not. Where the charged schedule gains nothing over
+// the better single expert, a learner that switches is likely to lose. The charge is an upper
+// estimate of a refill: an entry that is never referenced again costs nothing.
 #pragma once
 
 #include "iosig/tier/simulator.hpp"
