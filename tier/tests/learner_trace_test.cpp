@@ -1,7 +1,8 @@
 // The learner against the better of LRU and LFU on the shared cloudPhysics trace at more sizes than
 // the golden eight (docs/tier.md, "The learner"): object mode every 32 MiB, and block mode (4 KiB
 // lines) at sizes that cover each kind of behaviour seen in the full sweep: no switch, one switch
-// that pays (1008 MiB), Random leading right after the cache fills (object mode, 592 MiB). Block
+// that pays (1008 MiB), a late decisive lead for LRU that must not be followed (96-512 MiB), Random
+// leading right after the cache fills (object mode, 592 MiB). Block
 // mode still has sizes above the target (docs/tier.md lists them); those are held to their
 // measured bound so that they cannot silently get worse.
 #include "iosig/tier/simulator.hpp"
@@ -54,26 +55,30 @@ TEST(LearnerOnSharedTrace, BlockModeWithinOnePercent) {
     const Trace* trace = test_support::cloud_physics_csv();
     IOSIG_REQUIRE_TRACE(trace, "cloudPhysicsIO.csv");
     // 16 MiB: LRU better; 208-592 MiB: LFU better, the learner must not switch away; 1008 MiB: LRU
-    // better by 11 %, found only after the cache fills near the end of the trace.
-    for (const std::uint64_t mib : {16, 208, 320, 592, 640, 1008}) {
+    // better by 11 %, found only after the cache fills near the end of the trace. 96, 128, 384 and
+    // 512 MiB: the weights turn decisive for LRU late in the trace (after epoch 971), and a switch
+    // then cost 4-22 % before decisive switches were kept to the first 128 epochs.
+    for (const std::uint64_t mib : {16, 96, 128, 208, 320, 384, 512, 592, 640, 1008}) {
         const Misses m = compare(*trace, mib << 20);
         EXPECT_TRUE(within(m, 1)) << mib << " MiB: lru " << m.lru << " lfu " << m.lfu << " ws "
                                   << m.ws;
     }
 }
 
-// Known shortfall (docs/tier.md): the learner switches to LRU while LRU's shadow leads, LFU pulls
-// far ahead later, and coming back costs a refill of half the cache. Held to the measured bound
-// (+6.24 % and +22.29 %) plus a little, so that the tests notice if it gets worse.
+// Known shortfall (docs/tier.md): at 288 MiB LRU is better by 6 %, but LFU never crosses
+// THRESHOLD and the learner stays with it; at 528 MiB the learner switches to LRU once LRU's shadow
+// has saved the refill (ski rental, not a decisive switch), and LFU pulls far ahead later. Held to
+// the measured bound (+5.99 % and +21.46 %) plus a little, so that the tests notice if it gets
+// worse.
 TEST(LearnerOnSharedTrace, BlockModeKnownShortfallDoesNotGrow) {
     const Trace* trace = test_support::cloud_physics_csv();
     IOSIG_REQUIRE_TRACE(trace, "cloudPhysicsIO.csv");
-    const Misses at128 = compare(*trace, 128ull << 20);
-    EXPECT_TRUE(within(at128, 7)) << "lru " << at128.lru << " lfu " << at128.lfu << " ws "
-                                  << at128.ws;
-    const Misses at512 = compare(*trace, 512ull << 20);
-    EXPECT_TRUE(within(at512, 23))
-        << "lru " << at512.lru << " lfu " << at512.lfu << " ws " << at512.ws;
+    const Misses at288 = compare(*trace, 288ull << 20);
+    EXPECT_TRUE(within(at288, 7)) << "lru " << at288.lru << " lfu " << at288.lfu << " ws "
+                                  << at288.ws;
+    const Misses at528 = compare(*trace, 528ull << 20);
+    EXPECT_TRUE(within(at528, 22))
+        << "lru " << at528.lru << " lfu " << at528.lfu << " ws " << at528.ws;
 }
 
 } // namespace

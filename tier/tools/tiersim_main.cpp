@@ -136,6 +136,9 @@ int main(int argc, char** argv) {
                        "misses per iteration (default: auto)");
     tuning->add_option("--learning-rate", learner.learning_rate, "eta in w *= exp(-eta * loss)");
     tuning->add_option("--share", learner.share, "fixed-share fraction redistributed per epoch");
+    tuning->add_option("--decisive-epochs", learner.decisive_epochs,
+                       "epochs after the first verdict in which a decisive switch skips ski rental "
+                       "(default 128)");
     CLI11_PARSE(app, argc, argv);
 
     try {

@@ -14,7 +14,8 @@
 // first epoch with mispredictions already after one polling iteration in which the starting expert
 // mispredicted a THRESHOLD share of the misses (the starting expert is a guess). A switch the
 // weights propose happens only if the new expert's shadow has also missed less than the current
-// one's over the last epochs (the switch guard in end_epoch).
+// one's over the last epochs (the switch guard in end_epoch), and, unless it is decisive (early in
+// the trace only), once the new expert's shadow has saved what the switch costs to refill.
 //
 // The chosen expert's decision is executed on the real cache by evicting first a resident key its
 // shadow no longer holds (so the real cache converges to that expert's cache after a switch), then
@@ -74,6 +75,7 @@ private:
     std::array<double, expert_count> weight_{1, 1, 1};
     std::uint64_t epoch_misses_ = 0;
     bool first_verdict_given_ = false; // an epoch has ended with mispredictions (see observe())
+    std::uint64_t first_verdict_epoch_ = 0;
     std::array<std::uint64_t, expert_count> epoch_shadow_misses_{};
     std::array<double, expert_count> shadow_misses_{}; // decayed over epochs (end_epoch)
     // Per expert, the misses its shadow saved against the current expert's since the last switch

@@ -83,6 +83,9 @@ struct PolicyConfig {
     std::uint64_t iteration_misses = 64; // misses served per polling iteration of the miss queue
     double learning_rate = 2.0; // w_e *= exp(-learning_rate * loss_e) at the end of an epoch
     double share = 0.01;        // fixed share: w_e = (1-share) w_e + share * mean(w)
+    // Decisive switches (no ski rental) only this many epochs after the first verdict; later
+    // switches must pay for their refill first (docs/tier.md, "Decisive only early").
+    unsigned decisive_epochs = 128;
 
     // LeCaR (HotStorage'18; NOTES.md): learning rate, discount^(1/N), weight clamp.
     double lecar_learning_rate = 0.45;
