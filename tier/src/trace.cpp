@@ -1,12 +1,15 @@
 // Trace readers and writer (trace.hpp).
 #include "iosig/tier/trace.hpp"
 
+#include "trace_decompress.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 
 namespace iosig::tier {
 namespace {
@@ -49,8 +52,11 @@ bool parse_number(std::string_view text, T& value, int base = 10) {
 // true = write; throws on an operation that is neither.
 bool parse_op(std::string_view text, std::string_view name, std::size_t line) {
     const std::string op = lower(text);
-    if (op == "r" || op == "read") return false;
-    if (op == "w" || op == "write") return true;
+    if (op == "r" || op == "read" || op == "get" || op == "gets") return false;
+    if (op == "w" || op == "write" || op == "set" || op == "put" || op == "add" ||
+        op == "replace" || op == "cas" || op == "append" || op == "prepend" || op == "incr" ||
+        op == "decr")
+        return true;
     unsigned code = 0;
     if (parse_number(op, code, 16)) {
         // SCSI READ(6/10/12/16) and WRITE(6/10/12/16).
@@ -59,7 +65,7 @@ bool parse_op(std::string_view text, std::string_view name, std::size_t line) {
     }
     throw TraceError(
         fmt::format("{}:{}: unknown operation '{}' (expected a SCSI read/write opcode in hex "
-                    "such as 28 or 2a, or r/w)",
+                    "such as 28 or 2a, r/w, or a key-value get/set)",
                     name, line, text));
 }
 
@@ -75,7 +81,8 @@ TraceFormat parse_trace_format(std::string_view text) {
 }
 
 TraceFormat guess_trace_format(const std::filesystem::path& file) {
-    const std::string name = lower(file.filename().string());
+    const std::string name =
+        std::string(detail::strip_compression_suffix(lower(file.filename().string())));
     if (name.ends_with(".csv")) return TraceFormat::csv;
     if (name.find("oraclegeneral") != std::string::npos || name.ends_with(".bin"))
         return TraceFormat::oracle_general;
@@ -94,17 +101,57 @@ Trace load_trace(const std::filesystem::path& file, TraceFormat format) {
     std::string bytes(size, '\0');
     if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
         throw TraceError(fmt::format("{}: read error", file.string()));
+    if (const auto kind = detail::detect_compression(bytes); kind != detail::Compression::none)
+        bytes = detail::decompress(bytes, kind, file.string());
     return format == TraceFormat::csv ? parse_csv_trace(bytes, file.string())
                                       : parse_oracle_general(bytes, file.string());
 }
 
+namespace {
+
+// Which column holds what; found from the header line.
+struct CsvColumns {
+    int op = -1, size = -1, lbn = -1, object = -1;
+    std::size_t count = 0;
+
+    static CsvColumns from_header(const std::vector<std::string_view>& fields) {
+        CsvColumns c;
+        c.count = fields.size();
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            const std::string f = lower(fields[i]);
+            const int col = static_cast<int>(i);
+            if (f == "op" || f == "opcode" || f == "operation" || f == "type")
+                c.op = col;
+            else if (f == "size" || f == "length" || f == "bytes" || f == "obj_size")
+                c.size = col;
+            else if (f == "lbn" || f == "lba" || f == "sector" || f == "block")
+                c.lbn = col;
+            else if (f == "obj_id" || f == "key" || f == "object" || f == "object_id")
+                c.object = col;
+        }
+        return c;
+    }
+    bool block_trace() const { return op >= 0 && size >= 0 && lbn >= 0; }
+    bool object_trace() const { return object >= 0 && size >= 0 && lbn < 0; }
+};
+
+// Object ids that are not numbers (hashed keys in key-value traces): FNV-1a, stable across builds.
+std::uint64_t object_id(std::string_view text) {
+    std::uint64_t id = 0;
+    if (parse_number(text, id)) return id;
+    std::uint64_t hash = 0xcbf29ce484222325ull;
+    for (const char c : text)
+        hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    return hash;
+}
+
+} // namespace
+
 Trace parse_csv_trace(std::string_view text, std::string_view name) {
     Trace trace;
     trace.source = std::string(name);
-    trace.kind = TraceKind::blocks;
-    int op_col = -1, size_col = -1, lbn_col = -1;
+    std::optional<CsvColumns> columns;
     std::size_t line_no = 0, pos = 0;
-    std::size_t columns = 0;
     while (pos < text.size()) {
         std::size_t eol = text.find('\n', pos);
         if (eol == std::string_view::npos) eol = text.size();
@@ -113,42 +160,46 @@ Trace parse_csv_trace(std::string_view text, std::string_view name) {
         ++line_no;
         if (line.empty() || line.front() == '#') continue;
         const auto fields = split_fields(line);
-        if (op_col < 0) {
-            for (std::size_t i = 0; i < fields.size(); ++i) {
-                const std::string f = lower(fields[i]);
-                if (f == "op" || f == "opcode" || f == "operation" || f == "type")
-                    op_col = static_cast<int>(i);
-                else if (f == "size" || f == "length" || f == "bytes")
-                    size_col = static_cast<int>(i);
-                else if (f == "lbn" || f == "lba" || f == "sector" || f == "block")
-                    lbn_col = static_cast<int>(i);
-            }
-            if (op_col < 0 || size_col < 0 || lbn_col < 0)
-                throw TraceError(
-                    fmt::format("{}:{}: expected a header naming the columns op, size and lbn "
-                                "(e.g. 'version,time,op,size,lbn'), got '{}'",
-                                name, line_no, line));
-            columns = fields.size();
+        if (!columns) {
+            columns = CsvColumns::from_header(fields);
+            if (!columns->block_trace() && !columns->object_trace())
+                throw TraceError(fmt::format(
+                    "{}:{}: expected a header naming the columns op, size and lbn (a block trace, "
+                    "e.g. 'version,time,op,size,lbn') or obj_id and obj_size (an object trace), "
+                    "got '{}'",
+                    name, line_no, line));
+            trace.kind = columns->block_trace() ? TraceKind::blocks : TraceKind::objects;
             continue;
         }
-        if (fields.size() != columns)
+        if (fields.size() != columns->count)
             throw TraceError(fmt::format("{}:{}: {} fields, the header has {}", name, line_no,
-                                         fields.size(), columns));
+                                         fields.size(), columns->count));
+        const auto field = [&](int col) { return fields[static_cast<std::size_t>(col)]; };
         Request r;
-        r.write = parse_op(fields[static_cast<std::size_t>(op_col)], name, line_no);
-        std::uint64_t size = 0, lbn = 0;
-        if (!parse_number(fields[static_cast<std::size_t>(size_col)], size) || size > 0xffffffffu)
+        if (columns->op >= 0) r.write = parse_op(field(columns->op), name, line_no);
+        std::uint64_t size = 0;
+        if (!parse_number(field(columns->size), size) || size > 0xffffffffu)
             throw TraceError(fmt::format("{}:{}: size '{}' is not a byte count below 4 GiB", name,
-                                         line_no, fields[static_cast<std::size_t>(size_col)]));
-        if (!parse_number(fields[static_cast<std::size_t>(lbn_col)], lbn) || lbn > (~0ull >> 9))
-            throw TraceError(fmt::format("{}:{}: lbn '{}' is not a sector number", name, line_no,
-                                         fields[static_cast<std::size_t>(lbn_col)]));
-        if (size == 0) continue; // a zero-length request touches no data
-        r.id = lbn * 512;
+                                         line_no, field(columns->size)));
+        if (trace.kind == TraceKind::blocks) {
+            std::uint64_t lbn = 0;
+            if (!parse_number(field(columns->lbn), lbn) || lbn > (~0ull >> 9))
+                throw TraceError(fmt::format("{}:{}: lbn '{}' is not a sector number", name,
+                                             line_no, field(columns->lbn)));
+            r.id = lbn * 512;
+        } else {
+            if (field(columns->object).empty())
+                throw TraceError(fmt::format("{}:{}: empty object id", name, line_no));
+            r.id = object_id(field(columns->object));
+        }
+        if (size == 0) { // touches no data; libCacheSim skips these too
+            ++trace.skipped_zero_size;
+            continue;
+        }
         r.size = static_cast<std::uint32_t>(size);
         trace.requests.push_back(r);
     }
-    if (op_col < 0) throw TraceError(fmt::format("{}: empty trace (no header)", name));
+    if (!columns) throw TraceError(fmt::format("{}: empty trace (no header)", name));
     return trace;
 }
 
@@ -171,11 +222,15 @@ Trace parse_oracle_general(std::string_view bytes, std::string_view name) {
         std::uint32_t size;
         std::memcpy(&id, p + 4, 8);
         std::memcpy(&size, p + 12, 4);
-        if (size == 0)
-            throw TraceError(fmt::format("{}: record {} (byte {}): object {} has size 0", name, i,
-                                         i * record, id));
+        if (size == 0) { // libCacheSim's readers skip these by default (ignore_size_zero_req)
+            ++trace.skipped_zero_size;
+            continue;
+        }
         trace.requests.push_back(Request{id, size, false});
     }
+    if (trace.requests.empty() && trace.skipped_zero_size > 0)
+        throw TraceError(
+            fmt::format("{}: all {} records have size 0", name, trace.skipped_zero_size));
     return trace;
 }
 

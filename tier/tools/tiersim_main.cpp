@@ -181,6 +181,11 @@ int main(int argc, char** argv) {
                                                                : parse_trace_format(format_text);
                 trace = load_trace(trace_file, format);
             }
+            if (trace.skipped_zero_size > 0)
+                fmt::print(
+                    stderr,
+                    "iosig-tiersim: {}: skipped {} requests of size 0 (as libCacheSim does)\n",
+                    trace.source, trace.skipped_zero_size);
             if (!write_trace.empty()) write_csv_trace(trace, write_trace);
         } catch (const TraceError& e) {
             fmt::print(stderr, "iosig-tiersim: {}\n", e.what());
@@ -207,7 +212,9 @@ int main(int argc, char** argv) {
             }
         }
         if (json) {
-            nlohmann::json out{{"trace", trace.source}, {"results", nlohmann::json::array()}};
+            nlohmann::json out{{"trace", trace.source},
+                               {"skipped_zero_size", trace.skipped_zero_size},
+                               {"results", nlohmann::json::array()}};
             for (const SimResult& r : results)
                 out["results"].push_back(to_json(r));
             fmt::print("{}\n", out.dump(2));

@@ -6,6 +6,11 @@
 //   counts 512-byte sectors; size is in bytes. Requests are byte ranges of one device.
 // - oracleGeneral (libCacheSim): little-endian 24-byte records {u32 time, u64 obj_id, u32 obj_size,
 //   i64 next_access_vtime}. Requests are whole objects; reads and writes are not distinguished.
+//   Records of size 0 are skipped and counted, as libCacheSim's readers do by default.
+// - csv (object trace): a header naming an object column (obj_id, key or object) and a size column
+//   (obj_size or size), optionally op; ids that are not decimal numbers (hashed keys) are hashed.
+// load_trace also reads either format compressed with zstd or gzip (detected from the content;
+// cacheMon's cache_dataset publishes *.oracleGeneral.zst).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +38,7 @@ struct Trace {
     std::string source; // file name or generator description
     TraceKind kind = TraceKind::objects;
     std::vector<Request> requests;
+    std::uint64_t skipped_zero_size = 0; // records of size 0, not in `requests`
 };
 
 // A malformed trace; what() names the file and the line (csv) or record (binary) and the problem.
@@ -44,7 +50,8 @@ public:
 // "csv" or "oracleGeneral" (case-insensitive; "oracle" also accepted). Throws
 // std::invalid_argument.
 TraceFormat parse_trace_format(std::string_view text);
-// From the file name: *.csv -> csv, *oracleGeneral* / *.bin -> oracleGeneral; throws when unclear.
+// From the file name, after dropping .zst/.zstd/.gz: *.csv -> csv, *oracleGeneral* / *.bin ->
+// oracleGeneral; throws when unclear.
 TraceFormat guess_trace_format(const std::filesystem::path& file);
 
 Trace load_trace(const std::filesystem::path& file, TraceFormat format);

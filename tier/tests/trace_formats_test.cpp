@@ -1,0 +1,189 @@
+// Traces as they are published: compressed with zstd (cacheMon's cache_dataset) or gzip,
+// oracleGeneral files with size-0 records (libCacheSim skips them), and object traces in csv with
+// hashed keys.
+#include "iosig/tier/simulator.hpp"
+#include "trace_fixture.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+namespace iosig::tier {
+namespace {
+
+std::string error_of(auto&& f) {
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string zstd_compress(std::string_view bytes) {
+    std::string out(ZSTD_compressBound(bytes.size()), '\0');
+    const std::size_t n = ZSTD_compress(out.data(), out.size(), bytes.data(), bytes.size(), 3);
+    if (ZSTD_isError(n)) throw std::runtime_error(ZSTD_getErrorName(n));
+    out.resize(n);
+    return out;
+}
+
+// A gzip member (not a zlib stream): what `gzip` writes.
+std::string gzip_compress(std::string_view bytes) {
+    z_stream s{};
+    if (deflateInit2(&s, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("deflateInit2");
+    std::string out(deflateBound(&s, bytes.size()), '\0');
+    s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    s.avail_in = static_cast<uInt>(bytes.size());
+    s.next_out = reinterpret_cast<Bytef*>(out.data());
+    s.avail_out = static_cast<uInt>(out.size());
+    const int status = deflate(&s, Z_FINISH);
+    out.resize(out.size() - s.avail_out);
+    deflateEnd(&s);
+    if (status != Z_STREAM_END) throw std::runtime_error("deflate");
+    return out;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+class TempFile {
+public:
+    TempFile(const std::string& name, std::string_view content)
+        : path_(std::filesystem::temp_directory_path() /
+                ("iosig-trace-" + std::to_string(::getpid()) + "-" + name)) {
+        std::ofstream(path_, std::ios::binary)
+            .write(content.data(), static_cast<std::streamsize>(content.size()));
+    }
+    ~TempFile() { std::filesystem::remove(path_); }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+std::string oracle_record(std::uint32_t time, std::uint64_t id, std::uint32_t size) {
+    std::string r(24, '\0');
+    std::memcpy(r.data(), &time, 4);
+    std::memcpy(r.data() + 4, &id, 8);
+    std::memcpy(r.data() + 12, &size, 4);
+    const std::int64_t next = -1;
+    std::memcpy(r.data() + 16, &next, 8);
+    return r;
+}
+
+void expect_same_requests(const Trace& a, const Trace& b) {
+    ASSERT_EQ(a.requests.size(), b.requests.size());
+    EXPECT_EQ(a.kind, b.kind);
+    for (std::size_t i = 0; i < a.requests.size(); ++i) {
+        ASSERT_EQ(a.requests[i].id, b.requests[i].id) << "request " << i;
+        ASSERT_EQ(a.requests[i].size, b.requests[i].size) << "request " << i;
+        ASSERT_EQ(a.requests[i].write, b.requests[i].write) << "request " << i;
+    }
+}
+
+TEST(TraceFormats, ZstdCompressedSharedTraceGivesTheGoldenLruMisses) {
+    const Trace* plain = test_support::cloud_physics_oracle();
+    IOSIG_REQUIRE_TRACE(plain, "cloudPhysicsIO.oracleGeneral.bin");
+    const TempFile zst(
+        "cloudPhysicsIO.oracleGeneral.bin.zst",
+        zstd_compress(read_file(test_support::shared_trace("cloudPhysicsIO.oracleGeneral.bin"))));
+    EXPECT_EQ(guess_trace_format(zst.path()), TraceFormat::oracle_general);
+    const Trace t = load_trace(zst.path(), TraceFormat::oracle_general);
+    expect_same_requests(t, *plain);
+    SimConfig config;
+    config.cache_size = 128ull << 20;
+    EXPECT_EQ(simulate(t, config).misses, 93374u); // NOTES.md, libCacheSim LRU at 128 MiB
+}
+
+TEST(TraceFormats, GzipCompressedCsvReadsLikeThePlainOne) {
+    const Trace* plain = test_support::cloud_physics_csv();
+    IOSIG_REQUIRE_TRACE(plain, "cloudPhysicsIO.csv");
+    const TempFile gz("cloudPhysicsIO.csv.gz",
+                      gzip_compress(read_file(test_support::shared_trace("cloudPhysicsIO.csv"))));
+    EXPECT_EQ(guess_trace_format(gz.path()), TraceFormat::csv);
+    expect_same_requests(load_trace(gz.path(), TraceFormat::csv), *plain);
+}
+
+TEST(TraceFormats, ConcatenatedFramesAreOneTrace) {
+    const std::string first = oracle_record(0, 1, 100) + oracle_record(1, 2, 200);
+    const std::string second = oracle_record(2, 3, 300);
+    const TempFile zst("two-frames.bin.zst", zstd_compress(first) + zstd_compress(second));
+    const Trace z = load_trace(zst.path(), TraceFormat::oracle_general);
+    ASSERT_EQ(z.requests.size(), 3u);
+    EXPECT_EQ(z.requests[2].id, 3u);
+    const TempFile gz("two-members.bin.gz", gzip_compress(first) + gzip_compress(second));
+    const Trace g = load_trace(gz.path(), TraceFormat::oracle_general);
+    ASSERT_EQ(g.requests.size(), 3u);
+    EXPECT_EQ(g.requests[2].size, 300u);
+}
+
+TEST(TraceFormats, TruncatedOrCorruptCompressedTracesNameTheFile) {
+    std::string records;
+    for (std::uint32_t i = 0; i < 5000; ++i)
+        records += oracle_record(i, i * 7919 % 1000, 4096);
+    const std::string zst = zstd_compress(records);
+    const TempFile truncated("truncated.bin.zst", zst.substr(0, zst.size() / 2));
+    EXPECT_EQ(error_of([&] { load_trace(truncated.path(), TraceFormat::oracle_general); }),
+              truncated.path().string() + ": the zstd stream is truncated (ends inside a frame)");
+    std::string broken = zst;
+    for (std::size_t i = 8; i < broken.size(); i += 3)
+        broken[i] = static_cast<char>(broken[i] ^ 0x5a);
+    const TempFile corrupt("corrupt.bin.zst", broken);
+    EXPECT_EQ(error_of([&] {
+                  load_trace(corrupt.path(), TraceFormat::oracle_general);
+              }).rfind(corrupt.path().string() + ": corrupt zstd data near compressed byte", 0),
+              0u);
+    const std::string gz = gzip_compress(records);
+    const TempFile gz_truncated("truncated.bin.gz", gz.substr(0, gz.size() / 2));
+    EXPECT_EQ(error_of([&] { load_trace(gz_truncated.path(), TraceFormat::oracle_general); }),
+              gz_truncated.path().string() + ": the gzip stream is truncated");
+}
+
+TEST(TraceFormats, OracleGeneralSkipsAndCountsSizeZeroRecordsAsLibCacheSimDoes) {
+    const std::string bytes = oracle_record(0, 5, 100) + oracle_record(1, 6, 0) +
+                              oracle_record(2, 5, 100) + oracle_record(3, 7, 0);
+    const Trace t = parse_oracle_general(bytes, "t.bin");
+    ASSERT_EQ(t.requests.size(), 2u);
+    EXPECT_EQ(t.skipped_zero_size, 2u);
+    EXPECT_EQ(t.requests[1].id, 5u);
+    EXPECT_EQ(error_of([] { parse_oracle_general(oracle_record(0, 1, 0), "z.bin"); }),
+              "z.bin: all 1 records have size 0");
+}
+
+TEST(TraceFormats, CsvObjectTracesWithHashedKeys) {
+    const Trace t = parse_csv_trace("timestamp,key,obj_size,op\n"
+                                    "0,a1b2c3,120,get\n"
+                                    "1,a1b2c3,120,set\n"
+                                    "2,42,64,get\n"
+                                    "3,zz,0,get\n",
+                                    "kv.csv");
+    EXPECT_EQ(t.kind, TraceKind::objects);
+    ASSERT_EQ(t.requests.size(), 3u);
+    EXPECT_EQ(t.skipped_zero_size, 1u);
+    EXPECT_EQ(t.requests[0].id, t.requests[1].id); // the same key, the same object
+    EXPECT_FALSE(t.requests[0].write);
+    EXPECT_TRUE(t.requests[1].write);
+    EXPECT_EQ(t.requests[2].id, 42u); // decimal ids are kept as they are
+    EXPECT_EQ(t.requests[2].size, 64u);
+    SimConfig config;
+    config.cache_size = 1000;
+    const SimResult r = simulate(t, config);
+    EXPECT_EQ(r.misses, 2u); // a1b2c3 once, 42 once
+    EXPECT_EQ(error_of([] { parse_csv_trace("obj_id,obj_size\n,5\n", "kv.csv"); }),
+              "kv.csv:2: empty object id");
+    EXPECT_EQ(error_of([] { parse_csv_trace("obj_id,op\n1,get\n", "kv.csv"); }).substr(0, 40),
+              "kv.csv:1: expected a header naming the c");
+    EXPECT_EQ(
+        error_of([] { parse_csv_trace("key,size,op\nk,10,delete\n", "kv.csv"); }).substr(0, 43),
+        "kv.csv:2: unknown operation 'delete' (expec");
+}
+
+} // namespace
+} // namespace iosig::tier
