@@ -94,6 +94,9 @@ private:
         fill_if_known(perf + "op_latency", p.op_latency, o.op_latency, Provenance::derived);
         fill_if_known(perf + "seek_latency", p.seek_latency, o.seek_latency, Provenance::derived);
         fill_if_known(perf + "max_iops", p.max_iops, o.max_iops, Provenance::derived);
+        if (o.independent_read_write)
+            fill(perf + "independent_read_write", p.independent_read_write, true,
+                 Provenance::derived);
         const std::string rel = key + ".reliability.";
         if (owner.reliability.mttf)
             fill(rel + "mttf", d.reliability.mttf, owner.reliability.mttf, Provenance::derived);
@@ -180,6 +183,11 @@ private:
 
         const unsigned width = data_width(d, static_cast<unsigned>(members.size()));
         if (width == 0) return;
+        // Members that each limit reads and writes separately make a device that does.
+        if (std::all_of(members.begin(), members.end(),
+                        [](const Device* m) { return m->performance.independent_read_write; }))
+            fill(key + ".performance.independent_read_write", d.performance.independent_read_write,
+                 true, Provenance::derived);
         const auto scaled_min = [&](double Performance::* field) {
             double smallest = std::numeric_limits<double>::infinity();
             for (const Device* m : members)

@@ -147,6 +147,7 @@ private:
         positive("op_latency", perf.op_latency, format_duration);
         positive("seek_latency", perf.seek_latency, format_duration);
         positive("max_iops", perf.max_iops, number_text);
+        if (perf.independent_read_write) scalar(p, "independent_read_write", "true");
         out_ << YAML::EndMap;
     }
 

@@ -23,6 +23,7 @@ Performance effective_performance(const Device& device, const Device* owner) {
     inherit(p.op_latency, o.op_latency);
     inherit(p.seek_latency, o.seek_latency);
     inherit(p.max_iops, o.max_iops);
+    p.independent_read_write = p.independent_read_write || o.independent_read_write;
     return p;
 }
 

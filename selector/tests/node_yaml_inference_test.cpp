@@ -89,6 +89,26 @@ devices:
     EXPECT_DOUBLE_EQ(*p2.reliability.mttr, 2 * 86400.0);
 }
 
+// Separate read and write limits (a throttled volume) are a property of the medium: partitions
+// share it, and a mirror or stripe has it when every member has it.
+TEST(NodeYamlInference, SeparateReadAndWriteLimitsPassToPartitionsAndToComplexDevices) {
+    const Node node = load_ok(R"(
+devices:
+  v1: {media: ssd, capacity: 10G, performance: {seq_read_bw: 100M/s, seq_write_bw: 100M/s, independent_read_write: true}}
+  v2: {media: ssd, capacity: 10G, performance: {seq_read_bw: 100M/s, seq_write_bw: 100M/s, independent_read_write: true}}
+  v3: {media: ssd, capacity: 10G, performance: {seq_read_bw: 100M/s, seq_write_bw: 100M/s}}
+  v1p1: {owner: v1, capacity: 5G}
+  both: {scheme: raid1, members: [v1, v2]}
+  mixed: {scheme: raid1, members: [v1, v3]}
+)");
+    EXPECT_TRUE(device(node, "v1p1").performance.independent_read_write);
+    EXPECT_EQ(node.provenance.at("devices.v1p1.performance.independent_read_write"),
+              Provenance::derived);
+    EXPECT_TRUE(device(node, "both").performance.independent_read_write);
+    EXPECT_FALSE(device(node, "mixed").performance.independent_read_write);
+    EXPECT_FALSE(device(node, "v3").performance.independent_read_write) << "the default";
+}
+
 TEST(NodeYamlInference, ComplexCapacityFollowsTheScheme) {
     const Node node = load_ok(disks(R"(  r0: {scheme: raid0, members: [d1, d2]}
   r1: {scheme: raid1, members: [d1, d2]}

@@ -67,7 +67,8 @@ devices:
     media: hdd
     rotational: true
     capacity: 8T
-    performance: {seq_read_bw: 210M/s, seq_write_bw: 200M/s, op_latency: 4ms, seek_latency: 8.5ms, max_iops: 180}
+    performance: {seq_read_bw: 210M/s, seq_write_bw: 200M/s, op_latency: 4ms, seek_latency: 8.5ms, max_iops: 180,
+                  independent_read_write: true}
     reliability: {mttf: 5y, mttr: 36h}
   hdd0p1: {owner: hdd0, capacity: 2T, dev_path: /dev/sdb1}
 mounts:

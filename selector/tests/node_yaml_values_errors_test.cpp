@@ -155,6 +155,10 @@ TEST(NodeYamlUnitErrors, EachKindOfQuantity) {
     EXPECT_EQ(only_error("devices:\n  d: {media: ssd, performance: {max_iops: lots}}\n"),
               "node.yaml:2:43: error: 'max_iops' of 'performance' of device 'd' must be a plain "
               "non-negative number such as 1e-9, got 'lots'");
+    EXPECT_EQ(
+        only_error("devices:\n  d: {media: ssd, performance: {independent_read_write: maybe}}\n"),
+        "node.yaml:2:57: error: 'independent_read_write' of 'performance' of device 'd' must be "
+        "true or false, got 'maybe'");
 }
 
 TEST(NodeYamlUnitErrors, NegativeValues) {

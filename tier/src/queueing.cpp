@@ -10,13 +10,17 @@
 namespace iosig::tier {
 
 CompletionTime completion_time(const std::vector<ProcessLoad>& processes, const TierRates& rates) {
-    if (rates.tier1_read <= 0 || rates.tier1_write <= 0 || rates.tier2 <= 0)
+    if (rates.tier1_read <= 0 || rates.tier1_write <= 0 || rates.tier2_read <= 0 ||
+        rates.tier2_write <= 0)
         throw std::invalid_argument("service rates must be > 0");
     CompletionTime t;
     for (const ProcessLoad& p : processes) {
         const double hit = static_cast<double>(p.reads) / rates.tier1_read +
-                           static_cast<double>(p.writes) / rates.tier1_write;    // Eq. 1
-        const double miss = static_cast<double>(p.tier2_requests) / rates.tier2; // Eq. 2
+                           static_cast<double>(p.writes) / rates.tier1_write; // Eq. 1
+        const double fetch = static_cast<double>(p.tier2_reads) / rates.tier2_read;
+        const double write_back = static_cast<double>(p.tier2_writes) / rates.tier2_write;
+        const double miss = rates.tier2_independent_read_write ? std::max(fetch, write_back)
+                                                               : fetch + write_back; // Eq. 2
         t.hit.push_back(hit);
         t.miss.push_back(miss);
         t.process.push_back(std::max(hit, miss));          // Eq. 3
@@ -104,7 +108,9 @@ TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
     const Device& slow_device = device_of(slow);
     return TierRates{service_rate(fast_device, line_size, true, random),
                      service_rate(fast_device, line_size, false, random),
-                     service_rate(slow_device, line_size, true, random)};
+                     service_rate(slow_device, line_size, true, random),
+                     service_rate(slow_device, line_size, false, random),
+                     slow_device.performance.independent_read_write};
 }
 
 } // namespace iosig::tier

@@ -10,8 +10,8 @@ namespace {
 // "n = 10000 read requests ... 4 MPI processes ... p12 = 0.2, lambda = 100, mu1 = 1000, mu2 = 33":
 // 2500 requests and 500 misses per process.
 TEST(QueueingModel, PaperWorkedExample) {
-    const TierRates rates{1000, 1000, 33};
-    const std::vector<ProcessLoad> processes(4, ProcessLoad{2500, 0, 500});
+    const TierRates rates{1000, 1000, 33, 33};
+    const std::vector<ProcessLoad> processes(4, ProcessLoad{2500, 0, 500, 0});
     const CompletionTime t = completion_time(processes, rates);
     ASSERT_EQ(t.process.size(), 4u);
     EXPECT_DOUBLE_EQ(t.hit[0], 2.5); // "total response time per process = 2500/1000 = 2.5 sec"
@@ -28,11 +28,24 @@ TEST(QueueingModel, PaperWorkedExample) {
 }
 
 TEST(QueueingModel, SlowestProcessDeterminesCompletion) {
-    const TierRates rates{1000, 500, 100};
-    const CompletionTime t = completion_time({{1000, 1000, 10}, {100, 0, 300}}, rates);
+    const TierRates rates{1000, 500, 100, 100};
+    const CompletionTime t = completion_time({{1000, 1000, 10, 0}, {100, 0, 300, 0}}, rates);
     EXPECT_DOUBLE_EQ(t.hit[0], 1.0 + 2.0);
     EXPECT_DOUBLE_EQ(t.process[1], 3.0);
     EXPECT_DOUBLE_EQ(t.seconds, 3.0);
+}
+
+// Eq. 2 split by direction: a home device with one medium serves fetches and write-backs one after
+// the other; one that limits reads and writes separately (the lab's blkio throttle) serves them at
+// the same time, so the busier direction sets the time.
+TEST(QueueingModel, WriteBacksAddToFetchesUnlessTheDeviceLimitsDirectionsSeparately) {
+    TierRates rates{1e6, 1e6, 200, 100};
+    const ProcessLoad load{1000, 500, 400, 300}; // 2 s of fetches, 3 s of write-backs
+    EXPECT_DOUBLE_EQ(completion_time({load}, rates).miss[0], 2.0 + 3.0);
+    rates.tier2_independent_read_write = true;
+    EXPECT_DOUBLE_EQ(completion_time({load}, rates).miss[0], 3.0);
+    EXPECT_DOUBLE_EQ(completion_time({ProcessLoad{1000, 0, 400, 0}}, rates).miss[0], 2.0)
+        << "a read-only load is unaffected";
 }
 
 TEST(QueueingModel, ExpectedServiceTimeInterpolatesBetweenTiers) {
@@ -71,9 +84,15 @@ TEST(QueueingModel, RatesFromTheNodeModel) {
     EXPECT_LE(service_rate(hdd, 512, true, true), 200);
     const TierRates r = tier_rates(node, "/fast", "/slow", 4096, true);
     EXPECT_NEAR(r.tier1_read, 1 / (2e-6 + 4096 / 6e9), 1e-6);
-    EXPECT_NEAR(r.tier2, service_rate(hdd, 4096, true, true), 1e-9);
-    EXPECT_EQ(tier_rates(node, "/fast/cache/dir", "/slow/home", 4096, true).tier2, r.tier2)
+    EXPECT_NEAR(r.tier2_read, service_rate(hdd, 4096, true, true), 1e-9);
+    EXPECT_NEAR(r.tier2_write, service_rate(hdd, 4096, false, true), 1e-9);
+    EXPECT_FALSE(r.tier2_independent_read_write);
+    EXPECT_EQ(tier_rates(node, "/fast/cache/dir", "/slow/home", 4096, true).tier2_read,
+              r.tier2_read)
         << "files below a mount";
+    node.devices[0].performance.independent_read_write = true;
+    EXPECT_TRUE(tier_rates(node, "/fast", "/slow", 4096, true).tier2_independent_read_write)
+        << "the home device's property, from the node model";
     EXPECT_EQ(mount_holding(node, "/fastx"), nullptr)
         << "a prefix of the name is not a parent directory";
     EXPECT_THROW(tier_rates(node, "/nowhere", "/slow", 4096, true), std::invalid_argument);

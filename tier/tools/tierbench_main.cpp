@@ -6,10 +6,13 @@
 #include "iosig/tier/engine.hpp"
 #include "iosig/tier/queueing.hpp"
 #include "iosig/tier/simulator.hpp"
+#include "iosig/tier/writeback_model.hpp"
 #include "iosig/units.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -219,15 +222,9 @@ int main(int argc, char** argv) {
         Trace trace;
         trace.kind = TraceKind::blocks;
         trace.source = "iosig-tierbench";
-        std::set<std::uint64_t> written_lines;
-        for (const Op& op : ops) {
+        for (const Op& op : ops)
             trace.requests.push_back(Request{static_cast<std::uint64_t>(op.offset),
                                              static_cast<std::uint32_t>(io_size), op.write});
-            if (op.write)
-                for (std::uint64_t l = op.offset / line_size; l * line_size < op.offset + io_size;
-                     ++l)
-                    written_lines.insert(l);
-        }
         SimConfig sim;
         sim.policy = policy;
         sim.cache_size = cache_size;
@@ -236,9 +233,7 @@ int main(int argc, char** argv) {
         const SimResult predicted = simulate(trace, sim);
         const std::uint64_t fills =
             predicted.read_misses + (io_size % line_size != 0 ? predicted.write_misses : 0);
-        const std::uint64_t line_refs_per_request = (io_size + line_size - 1) / line_size;
-        out["model"] = {
-            {"misses", predicted.misses}, {"fills", fills}, {"writebacks", written_lines.size()}};
+        out["model"] = {{"misses", predicted.misses}, {"fills", fills}};
         if (!node_file.empty()) {
             const auto loaded = iosig::load_node_files({node_file});
             if (!loaded.ok()) {
@@ -249,17 +244,34 @@ int main(int argc, char** argv) {
             const bool random = pattern != "sequential";
             const TierRates rates = tier_rates(*loaded.node, config.cache_file.parent_path(),
                                                home.parent_path(), line_size, random);
-            const ProcessLoad load{reads * line_refs_per_request, writes * line_refs_per_request,
-                                   fills + written_lines.size()};
-            const CompletionTime t = completion_time({load}, rates);
+            // The write-backs depend on how long the run takes (the flusher writes a line home
+            // once it has been dirty for writeback_delay) and the time on the write-backs: iterate
+            // to the fixed point, from the time without write-backs.
+            WritebackModelConfig writeback;
+            writeback.line_size = line_size;
+            writeback.max_dirty_lines = std::max<std::uint64_t>(1, cache_size / line_size / 4);
+            const std::uint64_t line_refs_per_request = (io_size + line_size - 1) / line_size;
+            ProcessLoad load{reads * line_refs_per_request, writes * line_refs_per_request, fills,
+                             0};
+            CompletionTime t = completion_time({load}, rates);
+            for (int i = 0; i < 50 && writes > 0; ++i) {
+                load.tier2_writes = expected_writebacks(trace, t.seconds, writeback);
+                const double before = t.seconds;
+                t = completion_time({load}, rates);
+                if (std::abs(t.seconds - before) <= 1e-4 * before) break;
+            }
             const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
             const iosig::Device* slow_device = loaded.node->find_device(slow->device);
             const double direct =
                 double(reads) / service_rate(*slow_device, io_size, true, random) +
                 double(writes) / service_rate(*slow_device, io_size, false, random);
-            out["model"]["rates"] = {{"tier1_read", rates.tier1_read},
-                                     {"tier1_write", rates.tier1_write},
-                                     {"tier2", rates.tier2}};
+            out["model"]["writebacks"] = load.tier2_writes;
+            out["model"]["rates"] = {
+                {"tier1_read", rates.tier1_read},
+                {"tier1_write", rates.tier1_write},
+                {"tier2_read", rates.tier2_read},
+                {"tier2_write", rates.tier2_write},
+                {"tier2_independent_read_write", rates.tier2_independent_read_write}};
             out["model"]["tier_seconds"] = t.seconds;
             out["model"]["hit_seconds"] = t.hit[0];
             out["model"]["miss_seconds"] = t.miss[0];

@@ -51,6 +51,10 @@ struct Performance {
     double op_latency = 0;    // s, per IO call (OS + device + network)
     double seek_latency = 0;  // s, added only for random IO on rotational media
     double max_iops = 0;      // ops/s (0: no cap)
+    // Reads and writes are limited separately (a blkio/io.max throttle, cloud volumes with separate
+    // read and write IOPS caps), so a mix of both takes as long as the busier direction, not the
+    // sum. false: one medium serves both (a disk arm, a flash channel).
+    bool independent_read_write = false;
 
     friend bool operator==(const Performance&, const Performance&) = default;
 };

@@ -3,6 +3,9 @@
 //
 //   Eq. 1  T_h,i = n_i,r / mu_1,r + n_i,w / mu_1,w    time tier 1 needs for process i's requests
 //   Eq. 2  T_m,i = n_i,m / mu_2                        time tier 2 needs for its misses
+//          (here split by direction, n_i,m = fetches + write-backs:
+//           fetches / mu_2,r + write-backs / mu_2,w, or the larger of the two terms when the home
+//           device limits reads and writes separately, Performance::independent_read_write)
 //   Eq. 3  T_i   = max(T_h,i, T_m,i)                   hits and misses are served concurrently
 //   Eq. 4  T     = max_i T_i                           the slowest process finishes last
 //   Eq. 5  1/mu  = (1 - p12) / E(mu_1) + p12 / E(mu_2) expected service time of the M/G/k system
@@ -27,14 +30,17 @@ namespace iosig::tier {
 struct TierRates {
     double tier1_read = 0;  // mu_1,r
     double tier1_write = 0; // mu_1,w
-    double tier2 = 0;       // mu_2: one line fetched from (or written back to) the home device
+    double tier2_read = 0;  // mu_2 for fetches: one line read from the home device
+    double tier2_write = 0; // mu_2 for write-backs: one line written to it
+    bool tier2_independent_read_write = false; // the home device serves both directions at once
 };
 
 // One process's share of a workload.
 struct ProcessLoad {
     std::uint64_t reads = 0;
     std::uint64_t writes = 0;
-    std::uint64_t tier2_requests = 0; // misses + dirty write-backs + prefetches
+    std::uint64_t tier2_reads = 0;  // misses that fetch a line + prefetches
+    std::uint64_t tier2_writes = 0; // write-backs of dirty lines
 };
 
 struct CompletionTime {
