@@ -9,6 +9,7 @@
 #include <deque>
 #include <fmt/format.h>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace iosig::tier {
 namespace {
@@ -93,6 +94,17 @@ void count_miss(SimResult& result, const Reference& ref) {
 
 std::string_view to_string(SimMode mode) {
     return mode == SimMode::object ? "object" : "block";
+}
+
+std::uint64_t working_set_bytes(const Trace& trace, const SimConfig& config) {
+    SimConfig probe = config;
+    probe.cache_size = 1; // the mode check rejects a zero size; the footprint does not depend on it
+    const SimMode mode = detail::checked_mode(trace, probe);
+    std::unordered_set<Key> seen;
+    std::uint64_t bytes = 0;
+    for (const detail::Reference& r : detail::expand(trace, mode, config.line_size))
+        if (seen.insert(r.key).second) bytes += mode == SimMode::object ? r.size : config.line_size;
+    return bytes;
 }
 
 SimResult simulate(const Trace& trace, const SimConfig& config) {

@@ -4,10 +4,12 @@
 #include "trace_fixture.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +79,37 @@ TEST(Tiersim, PrefetchAccuracyIsReportedForAStridedTrace) {
     const auto r = nlohmann::json::parse(run.output).at("results").at(0);
     EXPECT_LT(r["misses"].get<double>(), 0.01 * 200000) << r.dump();
     EXPECT_GT(r["prefetch"]["accuracy"].get<double>(), 0.9) << r.dump();
+}
+
+// Caches sized as a share of the trace's footprint, as libCacheSim's tools take them: the shared
+// trace's distinct objects add up to the working set, and 10% and 0.1 are the same cache.
+TEST(Tiersim, CacheSizesAsAShareOfTheWorkingSet) {
+    const iosig::tier::Trace* oracle = iosig::tier::test_support::cloud_physics_oracle();
+    IOSIG_REQUIRE_TRACE(oracle, "cloudPhysicsIO.oracleGeneral.bin");
+    std::set<std::uint64_t> seen;
+    std::uint64_t footprint = 0;
+    for (const auto& r : oracle->requests)
+        if (seen.insert(r.id).second) footprint += r.size;
+    const auto trace = iosig::tier::test_support::shared_trace("cloudPhysicsIO.oracleGeneral.bin");
+    const ToolRun run =
+        tiersim("--trace " + trace.string() + " --policy lru --cache-size 10%,0.1,100% --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    const auto out = nlohmann::json::parse(run.output);
+    EXPECT_EQ(out["working_set_bytes"].get<std::uint64_t>(), footprint);
+    const auto results = out.at("results");
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_EQ(results[0]["cache_size"].get<std::uint64_t>(),
+              static_cast<std::uint64_t>(std::llround(0.1 * double(footprint))));
+    EXPECT_EQ(results[0]["misses"], results[1]["misses"]);
+    EXPECT_EQ(results[2]["misses"].get<std::uint64_t>(), seen.size())
+        << "a cache of the whole working set misses only on first references";
+    for (const std::string bad : {"1.5", "0%", "ten%"}) {
+        const ToolRun rejected =
+            tiersim("--trace " + trace.string() + " --policy lru --cache-size " + bad);
+        EXPECT_EQ(rejected.status, 2) << bad;
+        EXPECT_NE(rejected.output.find("--cache-size '" + bad + "'"), std::string::npos)
+            << rejected.output;
+    }
 }
 
 TEST(Tiersim, BadInputExitsTwoNamingTheFileAndLine) {

@@ -7,9 +7,13 @@
 #include "iosig/units.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 namespace {
@@ -31,6 +35,32 @@ std::uint64_t size_or_throw(const std::string& text, const char* what) {
     if (!parsed)
         throw std::invalid_argument(fmt::format("{} '{}': {}", what, text, parsed.error.message));
     return *parsed.value;
+}
+
+// A --cache-size item: bytes, or a share of the trace's working set ("10%", or "0.1" as
+// libCacheSim's tools take it), resolved once the trace is loaded.
+struct CacheSizeSpec {
+    std::uint64_t bytes = 0;
+    double share = 0;
+};
+
+CacheSizeSpec cache_size_spec(const std::string& text) {
+    const bool percent = text.ends_with('%');
+    const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+    if (percent || (number.find('.') != std::string::npos &&
+                    number.find_first_not_of("0123456789.") == std::string::npos)) {
+        double value = 0;
+        const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+        const double share = percent ? value / 100 : value;
+        if (ec != std::errc() || end != number.data() + number.size() || !(share > 0) ||
+            (!percent && share >= 1))
+            throw std::invalid_argument(fmt::format(
+                "--cache-size '{}': expected a size such as 256M, a percentage of the working set "
+                "such as 10%, or a fraction below 1 such as 0.1",
+                text));
+        return CacheSizeSpec{0, share};
+    }
+    return CacheSizeSpec{size_or_throw(text, "--cache-size"), 0};
 }
 
 nlohmann::json to_json(const SimResult& r) {
@@ -111,7 +141,8 @@ int main(int argc, char** argv) {
     app.add_option("--policy", policies,
                    "lru, lfu, random, arc, ws, lecar, belady; comma-separated for several");
     app.add_option("--cache-size", cache_sizes,
-                   "cache size, e.g. 256M; comma-separated for several")
+                   "cache size, e.g. 256M, or a share of the trace's working set, e.g. 10% or "
+                   "0.1; comma-separated for several")
         ->required();
     app.add_option("--line-size", line_size_text,
                    "cache line size in block mode (4K .. 1M; default 4K)");
@@ -164,10 +195,10 @@ int main(int argc, char** argv) {
         const auto policy_list = split_list(policies);
         for (const std::string& p : policy_list)
             make_policy(p, base.policy_config); // reject typos up front
-        std::vector<std::uint64_t> sizes;
+        std::vector<CacheSizeSpec> size_specs;
         for (const std::string& s : split_list(cache_sizes))
-            sizes.push_back(size_or_throw(s, "--cache-size"));
-        if (sizes.empty() || policy_list.empty())
+            size_specs.push_back(cache_size_spec(s));
+        if (size_specs.empty() || policy_list.empty())
             throw std::invalid_argument("need at least one policy and cache size");
 
         Trace trace;
@@ -192,6 +223,21 @@ int main(int argc, char** argv) {
             return exit_bad_input;
         }
 
+        std::vector<std::uint64_t> sizes;
+        std::optional<std::uint64_t> working_set;
+        for (const CacheSizeSpec& spec : size_specs) {
+            if (spec.share == 0) {
+                sizes.push_back(spec.bytes);
+                continue;
+            }
+            if (!working_set) working_set = working_set_bytes(trace, base);
+            sizes.push_back(std::max<std::uint64_t>(
+                1, static_cast<std::uint64_t>(std::llround(spec.share * double(*working_set)))));
+        }
+        if (working_set && !json)
+            fmt::print("working set: {} ({} bytes)\n", iosig::format_size(*working_set),
+                       *working_set);
+
         if (hindsight) {
             std::vector<SwitchingHindsight> rows;
             for (const std::uint64_t size : sizes) {
@@ -215,6 +261,7 @@ int main(int argc, char** argv) {
             nlohmann::json out{{"trace", trace.source},
                                {"skipped_zero_size", trace.skipped_zero_size},
                                {"results", nlohmann::json::array()}};
+            if (working_set) out["working_set_bytes"] = *working_set;
             for (const SimResult& r : results)
                 out["results"].push_back(to_json(r));
             fmt::print("{}\n", out.dump(2));

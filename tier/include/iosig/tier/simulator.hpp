@@ -73,6 +73,11 @@ struct SimResult {
 // an object trace is not).
 SimResult simulate(const Trace& trace, const SimConfig& config);
 
+// The trace's footprint in the mode `config` asks for: the bytes of every distinct object (at its
+// first size) in object mode, distinct lines x line size in block mode. A cache this large misses
+// only on first references; iosig-tiersim sizes caches given as a share of it (`--cache-size 10%`).
+std::uint64_t working_set_bytes(const Trace& trace, const SimConfig& config);
+
 std::string_view to_string(SimMode mode);
 
 } // namespace iosig::tier
