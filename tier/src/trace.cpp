@@ -91,7 +91,8 @@ TraceFormat guess_trace_format(const std::filesystem::path& file) {
         file.string()));
 }
 
-Trace load_trace(const std::filesystem::path& file, TraceFormat format) {
+Trace load_trace(const std::filesystem::path& file, TraceFormat format,
+                 const std::optional<CsvColumns>& columns) {
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw TraceError(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
@@ -103,37 +104,38 @@ Trace load_trace(const std::filesystem::path& file, TraceFormat format) {
         throw TraceError(fmt::format("{}: read error", file.string()));
     if (const auto kind = detail::detect_compression(bytes); kind != detail::Compression::none)
         bytes = detail::decompress(bytes, kind, file.string());
-    return format == TraceFormat::csv ? parse_csv_trace(bytes, file.string())
+    return format == TraceFormat::csv ? parse_csv_trace(bytes, file.string(), columns)
                                       : parse_oracle_general(bytes, file.string());
 }
 
 namespace {
 
-// Which column holds what; found from the header line.
-struct CsvColumns {
-    int op = -1, size = -1, lbn = -1, object = -1;
-    std::size_t count = 0;
-
-    static CsvColumns from_header(const std::vector<std::string_view>& fields) {
-        CsvColumns c;
-        c.count = fields.size();
-        for (std::size_t i = 0; i < fields.size(); ++i) {
-            const std::string f = lower(fields[i]);
-            const int col = static_cast<int>(i);
-            if (f == "op" || f == "opcode" || f == "operation" || f == "type")
-                c.op = col;
-            else if (f == "size" || f == "length" || f == "bytes" || f == "obj_size")
-                c.size = col;
-            else if (f == "lbn" || f == "lba" || f == "sector" || f == "block")
-                c.lbn = col;
-            else if (f == "obj_id" || f == "key" || f == "object" || f == "object_id")
-                c.object = col;
-        }
-        return c;
+// The columns a header line names (case-insensitive); the other columns are ignored.
+CsvColumns columns_from_header(const std::vector<std::string_view>& fields) {
+    CsvColumns c;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        const std::string f = lower(fields[i]);
+        const int col = static_cast<int>(i);
+        if (f == "op" || f == "opcode" || f == "operation" || f == "type")
+            c.op = col;
+        else if (f == "size" || f == "length" || f == "bytes" || f == "obj_size")
+            c.size = col;
+        else if (f == "lbn" || f == "lba" || f == "sector" || f == "block")
+            c.lbn = col;
+        else if (f == "offset" || f == "byte_offset")
+            c.offset = col;
+        else if (f == "obj_id" || f == "key" || f == "object" || f == "object_id")
+            c.object = col;
     }
-    bool block_trace() const { return op >= 0 && size >= 0 && lbn >= 0; }
-    bool object_trace() const { return object >= 0 && size >= 0 && lbn < 0; }
-};
+    return c;
+}
+
+bool block_trace(const CsvColumns& c) {
+    return c.size >= 0 && (c.lbn >= 0 || c.offset >= 0);
+}
+bool object_trace(const CsvColumns& c) {
+    return c.size >= 0 && c.object >= 0;
+}
 
 // Object ids that are not numbers (hashed keys in key-value traces): FNV-1a, stable across builds.
 std::uint64_t object_id(std::string_view text) {
@@ -147,10 +149,61 @@ std::uint64_t object_id(std::string_view text) {
 
 } // namespace
 
-Trace parse_csv_trace(std::string_view text, std::string_view name) {
+CsvColumns parse_csv_columns(std::string_view spec) {
+    CsvColumns c;
+    std::size_t start = 0;
+    while (start <= spec.size()) {
+        const std::size_t comma = std::min(spec.find(',', start), spec.size());
+        const std::string_view item = trim(spec.substr(start, comma - start));
+        start = comma + 1;
+        if (item.empty()) continue;
+        if (lower(item) == "header") {
+            c.header = true;
+            continue;
+        }
+        const std::size_t eq = item.find('=');
+        const std::string key = lower(trim(item.substr(0, eq)));
+        unsigned column = 0;
+        if (eq == std::string_view::npos || !parse_number(trim(item.substr(eq + 1)), column) ||
+            column == 0 || column > 1024)
+            throw std::invalid_argument(fmt::format(
+                "--csv-columns: '{}' is not NAME=COLUMN with a column number from 1", item));
+        const int index = static_cast<int>(column) - 1;
+        if (key == "op")
+            c.op = index;
+        else if (key == "size" || key == "obj_size")
+            c.size = index;
+        else if (key == "lbn")
+            c.lbn = index;
+        else if (key == "offset")
+            c.offset = index;
+        else if (key == "obj_id" || key == "key")
+            c.object = index;
+        else
+            throw std::invalid_argument(fmt::format(
+                "--csv-columns: unknown column name '{}' (expected op, size, lbn, offset, obj_id "
+                "or header)",
+                key));
+    }
+    if (!block_trace(c) && !object_trace(c))
+        throw std::invalid_argument(
+            fmt::format("--csv-columns '{}': name size and lbn or offset (a block trace), or size "
+                        "and obj_id (an object trace)",
+                        spec));
+    if (block_trace(c) && object_trace(c))
+        throw std::invalid_argument(fmt::format(
+            "--csv-columns '{}': either lbn/offset (a block trace) or obj_id, not both", spec));
+    return c;
+}
+
+Trace parse_csv_trace(std::string_view text, std::string_view name,
+                      const std::optional<CsvColumns>& given) {
     Trace trace;
     trace.source = std::string(name);
-    std::optional<CsvColumns> columns;
+    std::optional<CsvColumns> columns = given;
+    std::size_t header_fields = 0; // a header's field count, which every record must match
+    bool skip_header = given && given->header;
+    if (given) trace.kind = block_trace(*given) ? TraceKind::blocks : TraceKind::objects;
     std::size_t line_no = 0, pos = 0;
     while (pos < text.size()) {
         std::size_t eol = text.find('\n', pos);
@@ -160,20 +213,34 @@ Trace parse_csv_trace(std::string_view text, std::string_view name) {
         ++line_no;
         if (line.empty() || line.front() == '#') continue;
         const auto fields = split_fields(line);
-        if (!columns) {
-            columns = CsvColumns::from_header(fields);
-            if (!columns->block_trace() && !columns->object_trace())
-                throw TraceError(fmt::format(
-                    "{}:{}: expected a header naming the columns op, size and lbn (a block trace, "
-                    "e.g. 'version,time,op,size,lbn') or obj_id and obj_size (an object trace), "
-                    "got '{}'",
-                    name, line_no, line));
-            trace.kind = columns->block_trace() ? TraceKind::blocks : TraceKind::objects;
+        if (skip_header) {
+            skip_header = false;
             continue;
         }
-        if (fields.size() != columns->count)
+        if (!columns) {
+            columns = columns_from_header(fields);
+            header_fields = fields.size();
+            if (block_trace(*columns))
+                trace.kind = TraceKind::blocks;
+            else if (object_trace(*columns))
+                trace.kind = TraceKind::objects;
+            else
+                throw TraceError(fmt::format(
+                    "{}:{}: expected a header naming the columns size and lbn or offset (a block "
+                    "trace, e.g. 'version,time,op,size,lbn') or obj_id and obj_size (an object "
+                    "trace), got '{}'; for a trace without a header, name the columns with "
+                    "--csv-columns",
+                    name, line_no, line));
+            continue;
+        }
+        if (header_fields > 0 && fields.size() != header_fields)
             throw TraceError(fmt::format("{}:{}: {} fields, the header has {}", name, line_no,
-                                         fields.size(), columns->count));
+                                         fields.size(), header_fields));
+        const int last =
+            std::max({columns->op, columns->size, columns->lbn, columns->offset, columns->object});
+        if (static_cast<std::size_t>(last) >= fields.size())
+            throw TraceError(fmt::format("{}:{}: {} fields, but column {} is named", name, line_no,
+                                         fields.size(), last + 1));
         const auto field = [&](int col) { return fields[static_cast<std::size_t>(col)]; };
         Request r;
         if (columns->op >= 0) r.write = parse_op(field(columns->op), name, line_no);
@@ -181,12 +248,16 @@ Trace parse_csv_trace(std::string_view text, std::string_view name) {
         if (!parse_number(field(columns->size), size) || size > 0xffffffffu)
             throw TraceError(fmt::format("{}:{}: size '{}' is not a byte count below 4 GiB", name,
                                          line_no, field(columns->size)));
-        if (trace.kind == TraceKind::blocks) {
+        if (trace.kind == TraceKind::blocks && columns->lbn >= 0) {
             std::uint64_t lbn = 0;
             if (!parse_number(field(columns->lbn), lbn) || lbn > (~0ull >> 9))
                 throw TraceError(fmt::format("{}:{}: lbn '{}' is not a sector number", name,
                                              line_no, field(columns->lbn)));
             r.id = lbn * 512;
+        } else if (trace.kind == TraceKind::blocks) {
+            if (!parse_number(field(columns->offset), r.id))
+                throw TraceError(fmt::format("{}:{}: offset '{}' is not a byte offset", name,
+                                             line_no, field(columns->offset)));
         } else {
             if (field(columns->object).empty())
                 throw TraceError(fmt::format("{}:{}: empty object id", name, line_no));

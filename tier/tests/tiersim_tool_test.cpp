@@ -123,6 +123,11 @@ TEST(Tiersim, BadInputExitsTwoNamingTheFileAndLine) {
         tiersim("--trace " + path.string() + " --policy nope --cache-size 1M");
     EXPECT_EQ(bad_policy.status, 2);
     EXPECT_NE(bad_policy.output.find("nope"), std::string::npos) << bad_policy.output;
+    const ToolRun bad_columns =
+        tiersim("--trace " + path.string() + " --csv-columns op=3,offst=5 --cache-size 1M");
+    EXPECT_EQ(bad_columns.status, 2);
+    EXPECT_NE(bad_columns.output.find("unknown column name 'offst'"), std::string::npos)
+        << bad_columns.output;
     std::filesystem::remove(path);
 }
 

@@ -185,5 +185,51 @@ TEST(TraceFormats, CsvObjectTracesWithHashedKeys) {
         "kv.csv:2: unknown operation 'delete' (expec");
 }
 
+// MSR Cambridge's layout (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime) comes
+// without a header and with byte offsets: the columns are named on the command line, as with
+// libCacheSim.
+TEST(TraceFormats, HeaderlessCsvWithNamedColumnsAndByteOffsets) {
+    const std::string msr = "128166372003061629,hm,0,Read,8192,4096,1331\n"
+                            "128166372016382155,hm,0,Write,1073741824,8192,1536\n";
+    const Trace t = parse_csv_trace(msr, "hm_0.csv", parse_csv_columns("op=4,offset=5,size=6"));
+    EXPECT_EQ(t.kind, TraceKind::blocks);
+    ASSERT_EQ(t.requests.size(), 2u);
+    EXPECT_EQ(t.requests[0].id, 8192u); // bytes, not sectors
+    EXPECT_FALSE(t.requests[0].write);
+    EXPECT_EQ(t.requests[1].id, 1073741824u);
+    EXPECT_EQ(t.requests[1].size, 8192u);
+    EXPECT_TRUE(t.requests[1].write);
+    // The same with a header line to skip, and a header naming `offset` read without help.
+    const Trace skipped = parse_csv_trace("ts,host,disk,type,offset,size,rt\n" + msr, "hm_0.csv",
+                                          parse_csv_columns("op=4,offset=5,size=6,header"));
+    EXPECT_EQ(skipped.requests.size(), 2u);
+    const Trace named = parse_csv_trace("ts,host,disk,type,offset,size,rt\n" + msr, "hm_0.csv");
+    ASSERT_EQ(named.requests.size(), 2u);
+    EXPECT_EQ(named.requests[1].id, 1073741824u);
+    // An object trace without a header.
+    const Trace objects = parse_csv_trace("1,k1,10\n2,k2,20\n3,k1,10\n", "kv.csv",
+                                          parse_csv_columns("obj_id=2,size=3"));
+    EXPECT_EQ(objects.kind, TraceKind::objects);
+    EXPECT_EQ(objects.requests[0].id, objects.requests[2].id);
+    EXPECT_EQ(error_of([&] {
+                  parse_csv_trace("1,2\n", "short.csv", parse_csv_columns("offset=1,size=3"));
+              }),
+              "short.csv:1: 2 fields, but column 3 is named");
+}
+
+TEST(TraceFormats, BadColumnSpecsAreNamed) {
+    EXPECT_EQ(error_of([] { parse_csv_columns("op=4,offst=5,size=6"); }),
+              "--csv-columns: unknown column name 'offst' (expected op, size, lbn, offset, obj_id "
+              "or header)");
+    EXPECT_EQ(error_of([] { parse_csv_columns("op=0,offset=5,size=6"); }),
+              "--csv-columns: 'op=0' is not NAME=COLUMN with a column number from 1");
+    EXPECT_EQ(error_of([] { parse_csv_columns("op=4,size=6"); }),
+              "--csv-columns 'op=4,size=6': name size and lbn or offset (a block trace), or size "
+              "and obj_id (an object trace)");
+    EXPECT_EQ(error_of([] { parse_csv_columns("offset=1,obj_id=2,size=3"); }),
+              "--csv-columns 'offset=1,obj_id=2,size=3': either lbn/offset (a block trace) or "
+              "obj_id, not both");
+}
+
 } // namespace
 } // namespace iosig::tier

@@ -59,7 +59,7 @@ TEST(TraceReader, CsvErrorsNameFileAndLine) {
         error_of([] { parse_csv_trace("version,time,op,size,lbn\n\n1,0,28,-5,7\n", "bad.csv"); }),
         "bad.csv:3: size '-5' is not a byte count below 4 GiB");
     EXPECT_EQ(error_of([] { parse_csv_trace("1,0,28,512\n", "bad.csv"); }).substr(0, 60),
-              "bad.csv:1: expected a header naming the columns op, size and");
+              "bad.csv:1: expected a header naming the columns size and lbn");
     EXPECT_EQ(error_of([] { parse_csv_trace("op,size,lbn\nr,512\n", "bad.csv"); }),
               "bad.csv:2: 2 fields, the header has 3");
 }

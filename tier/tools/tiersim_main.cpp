@@ -122,9 +122,9 @@ void print_table(const std::string& source, const std::vector<SimResult>& result
 int main(int argc, char** argv) {
     CLI::App app{
         "Replay a block or object trace through a simulated two-tier cache (docs/tier.md)."};
-    std::string trace_file, format_text, synthetic, policies = "lru", cache_sizes,
-                                                    line_size_text = "4K", mode_text, prefetch,
-                                                    prefetch_buffer_text, write_trace;
+    std::string trace_file, format_text, csv_columns_text, synthetic,
+        policies = "lru", cache_sizes, line_size_text = "4K", mode_text, prefetch,
+        prefetch_buffer_text, write_trace;
     std::uint64_t seed = 42, synthetic_requests = 0;
     std::uint64_t hindsight_window = 1000;
     bool json = false, hindsight = false;
@@ -138,6 +138,10 @@ int main(int argc, char** argv) {
     app.add_option("--write-trace", write_trace,
                    "also write the (synthetic) block trace as csv to this file");
     app.add_option("--format", format_text, "csv or oracleGeneral (default: from the file name)");
+    app.add_option("--csv-columns", csv_columns_text,
+                   "csv columns, numbered from 1, for a trace without a header (or to override "
+                   "it), e.g. op=4,offset=5,size=6 or obj_id=2,size=3; add ',header' to skip a "
+                   "first line");
     app.add_option("--policy", policies,
                    "lru, lfu, random, arc, ws, lecar, belady; comma-separated for several");
     app.add_option("--cache-size", cache_sizes,
@@ -210,7 +214,9 @@ int main(int argc, char** argv) {
             } else {
                 const TraceFormat format = format_text.empty() ? guess_trace_format(trace_file)
                                                                : parse_trace_format(format_text);
-                trace = load_trace(trace_file, format);
+                std::optional<CsvColumns> columns;
+                if (!csv_columns_text.empty()) columns = parse_csv_columns(csv_columns_text);
+                trace = load_trace(trace_file, format, columns);
             }
             if (trace.skipped_zero_size > 0)
                 fmt::print(

@@ -1,9 +1,9 @@
 // Request traces for the simulator: the two formats in ../shared/data/traces/ and synthetic ones.
 //
-// - csv (block trace): header naming at least op, size and lbn (e.g. `version,time,op,size,lbn`);
-// op is
-//   a SCSI opcode in hex (28/88 read, 2a/8a write, with or without 0x) or r/w/read/write; lbn
-//   counts 512-byte sectors; size is in bytes. Requests are byte ranges of one device.
+// - csv (block trace): a header naming at least size and lbn or offset (e.g.
+//   `version,time,op,size,lbn`), or the columns given (CsvColumns). op is a SCSI opcode in hex
+//   (28/88 read, 2a/8a write, with or without 0x) or r/w/read/write; lbn counts 512-byte sectors,
+//   offset bytes; size is in bytes. Requests are byte ranges of one device.
 // - oracleGeneral (libCacheSim): little-endian 24-byte records {u32 time, u64 obj_id, u32 obj_size,
 //   i64 next_access_vtime}. Requests are whole objects; reads and writes are not distinguished.
 //   Records of size 0 are skipped and counted, as libCacheSim's readers do by default.
@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -54,8 +55,23 @@ TraceFormat parse_trace_format(std::string_view text);
 // oracleGeneral; throws when unclear.
 TraceFormat guess_trace_format(const std::filesystem::path& file);
 
-Trace load_trace(const std::filesystem::path& file, TraceFormat format);
-Trace parse_csv_trace(std::string_view text, std::string_view name);
+// Which csv column holds what (0-based; -1: none). From the header line, or given for a trace
+// without one. A block trace needs size and lbn (512-byte sectors) or offset (bytes); an object
+// trace size and obj_id; op is optional (all reads without it).
+struct CsvColumns {
+    int op = -1, size = -1, lbn = -1, offset = -1, object = -1;
+    bool header = false; // given columns: the first line is a header, skipped
+};
+
+// "op=4,offset=5,size=6[,header]": column numbers from 1, names op, size, lbn, offset, obj_id (or
+// key), as libCacheSim's csv reader takes them. Throws std::invalid_argument naming the bad item.
+CsvColumns parse_csv_columns(std::string_view spec);
+
+// `columns`: for csv, the layout to use instead of the header line.
+Trace load_trace(const std::filesystem::path& file, TraceFormat format,
+                 const std::optional<CsvColumns>& columns = std::nullopt);
+Trace parse_csv_trace(std::string_view text, std::string_view name,
+                      const std::optional<CsvColumns>& columns = std::nullopt);
 Trace parse_oracle_general(std::string_view bytes, std::string_view name);
 
 // Writes `trace` (kind blocks) as csv with the cloudPhysics header, so that generated traces can be
