@@ -249,7 +249,11 @@ int main(int argc, char** argv) {
             // to the fixed point, from the time without write-backs.
             WritebackModelConfig writeback;
             writeback.line_size = line_size;
-            writeback.max_dirty_lines = std::max<std::uint64_t>(1, cache_size / line_size / 4);
+            writeback.max_dirty_lines =
+                config.max_dirty_lines ? config.max_dirty_lines
+                                       : std::max<std::uint64_t>(1, cache_size / line_size / 4);
+            writeback.writeback_delay = config.writeback_delay;
+            writeback.queue_depth = config.queue_depth;
             const std::uint64_t line_refs_per_request = (io_size + line_size - 1) / line_size;
             ProcessLoad load{reads * line_refs_per_request, writes * line_refs_per_request, fills,
                              0};

@@ -215,7 +215,11 @@ int main(int argc, char** argv) {
                 const TraceFormat format = format_text.empty() ? guess_trace_format(trace_file)
                                                                : parse_trace_format(format_text);
                 std::optional<CsvColumns> columns;
-                if (!csv_columns_text.empty()) columns = parse_csv_columns(csv_columns_text);
+                if (!csv_columns_text.empty()) {
+                    if (format != TraceFormat::csv)
+                        throw std::invalid_argument("--csv-columns applies to csv traces only");
+                    columns = parse_csv_columns(csv_columns_text);
+                }
                 trace = load_trace(trace_file, format, columns);
             }
             if (trace.skipped_zero_size > 0)
