@@ -4,6 +4,7 @@
 
 #include "iosig/tier/trace.hpp"
 
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -30,6 +31,16 @@ inline const Trace* cloud_physics_csv() {
         return load_trace(path, TraceFormat::csv);
     }();
     return trace ? &*trace : nullptr;
+}
+
+// The message of the exception `f` throws, "" when it throws none.
+inline std::string error_of(auto&& f) {
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
 }
 
 } // namespace iosig::tier::test_support

@@ -14,14 +14,7 @@
 namespace iosig::tier {
 namespace {
 
-std::string error_of(auto&& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "";
-}
+using test_support::error_of;
 
 std::string zstd_compress(std::string_view bytes) {
     std::string out(ZSTD_compressBound(bytes.size()), '\0');

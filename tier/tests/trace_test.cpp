@@ -8,14 +8,7 @@
 namespace iosig::tier {
 namespace {
 
-std::string error_of(auto&& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "";
-}
+using test_support::error_of;
 
 TEST(TraceReader, ReadsTheSharedTraceInBothFormats) {
     const Trace* csv = test_support::cloud_physics_csv();
