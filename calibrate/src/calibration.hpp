@@ -24,6 +24,7 @@ struct MountMeasurements {
     std::optional<Latencies> sequential_read_latency; // rotational media: for the seek latency
     double seek_latency = 0;
     Iops random_read, random_write; // 4 KiB at queue depth 32
+    std::optional<MixedIops> mixed; // 4 KiB reads and writes at once (io_uring only)
     std::vector<SweepPoint> sweep;
     std::vector<std::uint64_t> sweep_skipped; // chunks left out to stay within the time budget
     std::optional<Eq3Fit> fit;

@@ -206,7 +206,7 @@ Throughput MountIo::sequential_write(std::uint64_t block, std::uint64_t file_cap
         // Only what was written counts as file: reads of allocated but unwritten extents never
         // reach the device.
         const Stream s = uring_stream(
-            true, block, queue_depth,
+            StreamOps::writes, block, queue_depth,
             [&] {
                 if (offset + block > file_cap) offset = 0;
                 const std::uint64_t at = offset;
@@ -254,7 +254,7 @@ Throughput MountIo::sequential_read(std::uint64_t block, const PhaseLimits& limi
     std::uint64_t offset = 0;
     if (queue_depth > 1 && method_.direct && file_size_ >= queue_depth * block) {
         const Stream s = uring_stream(
-            false, block, queue_depth,
+            StreamOps::reads, block, queue_depth,
             [&] {
                 if (offset + block > file_size_) offset = 0;
                 const std::uint64_t at = offset;

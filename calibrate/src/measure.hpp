@@ -42,6 +42,24 @@ struct Iops {
     std::string engine; // "io_uring", or "psync" when io_uring is unavailable
 };
 
+// Random reads and writes in one queue. On a device that serves both from one medium, each
+// direction's share of its own solo rate adds up to about 1 (utilisation); on one that limits
+// reads and writes separately (a blkio throttle, cloud volumes), to about 2.
+struct MixedIops {
+    double read_iops = 0, write_iops = 0;
+    std::uint64_t ios = 0;
+    double seconds = 0;
+    unsigned queue_depth = 0;
+    std::uint64_t block = 0;
+    std::string engine;
+};
+
+// How much of their solo rates both directions got at once: read_iops / reads.iops + write_iops /
+// writes.iops; 0 when a rate is missing. About 1 on one medium, about 2 with separate limits.
+double read_write_utilisation(const MixedIops& mixed, const Iops& reads, const Iops& writes);
+// Utilisation from which a device counts as limiting reads and writes separately (halfway).
+constexpr double independent_read_write_utilisation = 1.5;
+
 struct SweepPoint {
     std::uint64_t chunk = 0;
     std::uint64_t ios = 0;
@@ -92,6 +110,9 @@ public:
     Latencies latency(bool write, bool random, std::uint64_t block, const PhaseLimits& limits);
     Iops random_iops(bool write, std::uint64_t block, unsigned queue_depth,
                      const PhaseLimits& limits);
+    // Random reads and writes at once, half of the queue each: what each direction gets while the
+    // other runs (MixedIops). Empty `engine` when io_uring is unavailable (nothing was measured).
+    MixedIops mixed_iops(std::uint64_t block, unsigned queue_depth, const PhaseLimits& limits);
     // Consecutive synchronous writes of `chunk` bytes (O_DIRECT: `chunk` must be a multiple of the
     // alignment, see sweep_chunks).
     SweepPoint sweep_point(std::uint64_t chunk, const PhaseLimits& limits);
@@ -100,12 +121,15 @@ private:
     struct Stream {
         std::uint64_t ios = 0;
         double seconds = 0;
-        double ios_per_second = 0; // after the ramp, before the drain
+        double ios_per_second = 0;                         // after the ramp, before the drain
+        std::uint64_t steady_reads = 0, steady_writes = 0; // completions in that window
         std::string engine;
     };
+    // Reads, writes, or both: even slots of the queue read, odd ones write.
+    enum class StreamOps { reads, writes, alternating };
     // `queue_depth` IOs of `block` bytes in flight through io_uring at the offsets `next_offset`
     // gives; empty `engine` when io_uring is unavailable (nothing was done).
-    Stream uring_stream(bool write, std::uint64_t block, unsigned queue_depth,
+    Stream uring_stream(StreamOps ops, std::uint64_t block, unsigned queue_depth,
                         const std::function<std::uint64_t()>& next_offset,
                         const PhaseLimits& limits);
     int write_fd_for(std::uint64_t size) const;

@@ -4,6 +4,7 @@
 #include "measure.hpp"
 #include "stats.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -31,13 +32,17 @@ int init_ring(io_uring& ring, unsigned queue_depth) {
 
 } // namespace
 
-MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned queue_depth,
+MountIo::Stream MountIo::uring_stream(StreamOps ops, std::uint64_t block, unsigned queue_depth,
                                       const std::function<std::uint64_t()>& next_offset,
                                       const PhaseLimits& limits) {
     Stream r;
     if (static_cast<std::uint64_t>(queue_depth) * block > buffer_.size())
         throw std::invalid_argument("queue too deep");
-    const int fd = write ? write_fd_for(block) : (method_.direct ? direct_file_.fd() : sync_fd_);
+    const int write_fd = ops == StreamOps::reads ? -1 : write_fd_for(block);
+    const int read_fd = method_.direct ? direct_file_.fd() : sync_fd_;
+    const auto writes = [ops](unsigned slot) {
+        return ops == StreamOps::writes || (ops == StreamOps::alternating && slot % 2 == 1);
+    };
 
     io_uring ring{};
     if (const int rc = init_ring(ring, queue_depth); rc < 0) {
@@ -56,10 +61,10 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
         if (sqe == nullptr) throw std::runtime_error("io_uring submission queue full");
         void* data = buffer_.data() + static_cast<std::size_t>(slot) * block;
         const auto offset = static_cast<off_t>(next_offset());
-        if (write)
-            io_uring_prep_write(sqe, fd, data, static_cast<unsigned>(block), offset);
+        if (writes(slot))
+            io_uring_prep_write(sqe, write_fd, data, static_cast<unsigned>(block), offset);
         else
-            io_uring_prep_read(sqe, fd, data, static_cast<unsigned>(block), offset);
+            io_uring_prep_read(sqe, read_fd, data, static_cast<unsigned>(block), offset);
         io_uring_sqe_set_data64(sqe, slot);
     };
 
@@ -90,8 +95,9 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
         io_uring_cqe_seen(&ring, cqe);
         --in_flight;
         if (result < 0)
-            throw std::runtime_error(fmt::format("io_uring {} on {}: {}", write ? "write" : "read",
-                                                 path(), std::strerror(-result)));
+            throw std::runtime_error(fmt::format("io_uring {} on {}: {}",
+                                                 writes(slot) ? "write" : "read", path(),
+                                                 std::strerror(-result)));
         if (static_cast<std::uint64_t>(result) != block)
             throw std::runtime_error("short io_uring transfer on " + path());
         ++r.ios;
@@ -109,6 +115,7 @@ MountIo::Stream MountIo::uring_stream(bool write, std::uint64_t block, unsigned 
         if (!stopping && r.ios > queue_depth) {
             steady_times.push_back(t - start);
             steady_counts.push_back(static_cast<double>(r.ios));
+            ++(writes(slot) ? r.steady_writes : r.steady_reads);
         }
         if (!stopping) {
             submit_one(slot);
@@ -161,7 +168,8 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
     if (slots == 0) throw std::logic_error("random_iops before sequential_write");
     if (!write) drop_cache();
     const Stream s = uring_stream(
-        write, block, queue_depth, [&] { return random_.below(slots) * block; }, limits);
+        write ? StreamOps::writes : StreamOps::reads, block, queue_depth,
+        [&] { return random_.below(slots) * block; }, limits);
     if (s.engine.empty()) {
         // io_uring disabled (kernel.io_uring_disabled, seccomp): the best this process can do is
         // QD1.
@@ -178,6 +186,35 @@ Iops MountIo::random_iops(bool write, std::uint64_t block, unsigned queue_depth,
     r.ios = s.ios;
     r.seconds = s.seconds;
     r.iops = s.ios_per_second;
+    return r;
+}
+
+double read_write_utilisation(const MixedIops& mixed, const Iops& reads, const Iops& writes) {
+    if (reads.iops <= 0 || writes.iops <= 0 || mixed.engine.empty()) return 0;
+    return mixed.read_iops / reads.iops + mixed.write_iops / writes.iops;
+}
+
+MixedIops MountIo::mixed_iops(std::uint64_t block, unsigned queue_depth,
+                              const PhaseLimits& limits) {
+    MixedIops r;
+    r.block = block;
+    r.queue_depth = std::max(2u, queue_depth);
+    const std::uint64_t slots = file_size_ / block;
+    if (slots == 0) throw std::logic_error("mixed_iops before sequential_write");
+    drop_cache();
+    const Stream s = uring_stream(
+        StreamOps::alternating, block, r.queue_depth, [&] { return random_.below(slots) * block; },
+        limits);
+    if (s.engine.empty()) return r; // no io_uring: one thread cannot keep both directions busy
+    r.engine = s.engine;
+    r.ios = s.ios;
+    r.seconds = s.seconds;
+    // The steady rate split by what completed in the steady window.
+    const double steady = static_cast<double>(s.steady_reads + s.steady_writes);
+    if (steady > 0) {
+        r.read_iops = s.ios_per_second * static_cast<double>(s.steady_reads) / steady;
+        r.write_iops = s.ios_per_second * static_cast<double>(s.steady_writes) / steady;
+    }
     return r;
 }
 

@@ -100,6 +100,18 @@ YAML::Node mount_calibration(const MountMeasurements& m) {
         c["sequential_read_latency"] = latency_map(*m.sequential_read_latency);
     c["random_read"] = iops_map(m.random_read);
     c["random_write"] = iops_map(m.random_write);
+    if (m.mixed) {
+        YAML::Node mixed;
+        mixed.SetStyle(YAML::EmitterStyle::Flow);
+        mixed["block"] = m.mixed->block;
+        mixed["queue_depth"] = m.mixed->queue_depth;
+        mixed["engine"] = m.mixed->engine;
+        mixed["ios"] = m.mixed->ios;
+        mixed["seconds"] = number(m.mixed->seconds);
+        mixed["read_iops"] = integer(m.mixed->read_iops);
+        mixed["write_iops"] = integer(m.mixed->write_iops);
+        c["mixed"] = mixed;
+    }
     YAML::Node sweep;
     sweep["method"] = m.method.direct ? "O_DIRECT" : "O_DSYNC";
     sweep["columns"] = flow_seq();
@@ -266,6 +278,15 @@ NodeDocument build_node_document(const Calibration& cal) {
             const double iops = std::min(m.random_read.iops, m.random_write.iops);
             b.set(perf, pp, "max_iops", integer(iops), measured,
                   "4 KiB at QD32, the lower of read and write");
+            if (m.mixed) {
+                const double u = read_write_utilisation(*m.mixed, m.random_read, m.random_write);
+                if (u > 0)
+                    b.set(perf, pp, "independent_read_write",
+                          u >= independent_read_write_utilisation ? "true" : "false", measured,
+                          fmt::format("reads and writes at once got {:.2f}x one direction's "
+                                      "rate (1: shared, 2: separate limits)",
+                                      u));
+            }
             dev["performance"] = perf;
         }
 

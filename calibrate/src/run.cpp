@@ -30,7 +30,8 @@ constexpr unsigned seq_queue_depth = 4;
 // Shares of a file system's time box, in the order the phases run.
 struct Shares {
     double seq_write = 0.12, seq_read = 0.08, read_latency = 0.05, sequential_latency = 0.02,
-           write_latency = 0.05, read_iops = 0.07, write_iops = 0.07, sweep = 0.56;
+           write_latency = 0.05, read_iops = 0.07, write_iops = 0.07, mixed_iops = 0.05,
+           sweep = 0.51;
 };
 
 bool is_rotational(const Discovery& d, const std::string& device) {
@@ -181,7 +182,8 @@ MountMeasurements measure_mount(const Discovery& discovery, const MountTarget& t
     const Shares s;
     const bool rotational = is_rotational(discovery, target.device);
     TimeBox box(budget, s.seq_write + s.seq_read + s.read_latency + s.write_latency + s.read_iops +
-                            s.write_iops + s.sweep + (rotational ? s.sequential_latency : 0));
+                            s.write_iops + s.mixed_iops + s.sweep +
+                            (rotational ? s.sequential_latency : 0));
     auto phase = [&](const char* name) {
         progress.begin(label, name);
         settle();
@@ -245,6 +247,20 @@ MountMeasurements measure_mount(const Discovery& discovery, const MountTarget& t
                                     limits_for(progress, box.take(s.write_iops), iops_min_ios));
     progress.end(
         fmt::format("{:.0f} IOPS (QD {})", m.random_write.iops, m.random_write.queue_depth));
+
+    // Whether reads and writes share the device (their solo rates split between them) or are
+    // limited separately (each keeps its own): Performance::independent_read_write.
+    phase("mixed IOPS");
+    const MixedIops mixed = io.mixed_iops(
+        random_block, queue_depth, limits_for(progress, box.take(s.mixed_iops), iops_min_ios));
+    if (!mixed.engine.empty()) {
+        m.mixed = mixed;
+        progress.end(fmt::format("{:.0f} reads + {:.0f} writes/s, {:.2f}x one direction",
+                                 mixed.read_iops, mixed.write_iops,
+                                 read_write_utilisation(mixed, m.random_read, m.random_write)));
+    } else {
+        progress.end("skipped (io_uring unavailable)");
+    }
 
     fit_sweep(m, target);
     if (m.fit)

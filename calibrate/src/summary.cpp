@@ -125,6 +125,15 @@ nlohmann::json summarize(const Calibration& c, const std::string& yaml,
                 m["seek_latency_s"] = mm.seek_latency;
                 m["random_read"] = iops_json(mm.random_read);
                 m["random_write"] = iops_json(mm.random_write);
+                if (mm.mixed)
+                    m["mixed"] = {{"read_iops", mm.mixed->read_iops},
+                                  {"write_iops", mm.mixed->write_iops},
+                                  {"ios", mm.mixed->ios},
+                                  {"seconds", mm.mixed->seconds},
+                                  {"queue_depth", mm.mixed->queue_depth},
+                                  {"engine", mm.mixed->engine},
+                                  {"utilisation", read_write_utilisation(*mm.mixed, mm.random_read,
+                                                                         mm.random_write)}};
                 json sweep = json::array();
                 for (std::size_t i = 0; i < mm.sweep.size(); ++i) {
                     const SweepPoint& p = mm.sweep[i];

@@ -5,7 +5,9 @@
              "calibrated_lab"): exit 0 within 60 s, no scratch file left, YAML + JSON + plots kept
   yaml       the core accepts the YAML unchanged (`iosig explain` loads it without error or warning)
   fit        Eq. 3 fitted to each mount's chunk sweep: median relative error <= 15 %
-  truth      the throttled hdd is 20 MiB/s and 200 IOPS: measured within 10 % / 15 %
+  truth      the throttled hdd is 20 MiB/s and 200 IOPS: measured within 10 % / 15 %; its throttle
+             limits reads and writes separately: both at once get >= 1.5x one direction's rate,
+             and the YAML says independent_read_write: !measured true
   explain    choices on the calibrated node: ramdisk for a small temp random stream, raid1 for
              MTTDL beyond one disk, never the hdd for small random persistent writes
   plots      one Eq. 3 PNG and one latency PNG per measured file system
@@ -193,6 +195,23 @@ def case_truth():
 
     check(judged("hdd", hdd, passes, describe),
           "the throttled hdd measures 20 MiB/s within 10 % (sequential) and 200 IOPS within 15 % (4 KiB, QD32)")
+
+    def separate(entry):
+        return "mixed" in entry and entry["mixed"]["utilisation"] >= 1.5
+
+    def describe_mixed(entry):
+        m = entry.get("mixed")
+        if m is None:
+            return "no mixed measurement"
+        return (f"reads and writes at once: {m['read_iops']:.0f} + {m['write_iops']:.0f} IOPS, "
+                f"{m['utilisation']:.2f}x one direction's rate")
+
+    check(judged("hdd", hdd, separate, describe_mixed),
+          "the hdd's throttle limits reads and writes separately: at once they get >= 1.5x one direction's rate")
+    with open(os.path.join(OUT, "lab-calibrated.yaml")) as f:
+        yaml_text = f.read()
+    check("independent_read_write: !measured true" in yaml_text,
+          "the calibrated YAML records the hdd's separate read and write limits (independent_read_write: !measured true)")
     finish()
 
 

@@ -65,6 +65,15 @@ TEST_P(MeasureOn, EveryPhaseMeasuresAndCleansUp) {
         EXPECT_GT(iops.iops, 100);
         EXPECT_EQ(iops.block, 4096u);
 
+        // Both directions at once, half of the queue each; both complete IOs.
+        const MixedIops mixed = io.mixed_iops(4096, 32, box(0.2, 64));
+        if (!mixed.engine.empty()) {
+            EXPECT_GE(mixed.ios, 64u);
+            EXPECT_GT(mixed.read_iops, 50);
+            EXPECT_GT(mixed.write_iops, 50);
+            EXPECT_GT(read_write_utilisation(mixed, iops, iops), 0);
+        }
+
         const SweepPoint p = io.sweep_point(64 << 10, box(0.1));
         EXPECT_GE(p.ios, 3u);
         EXPECT_GT(p.bytes_per_second(), 1e5);

@@ -98,6 +98,8 @@ Calibration sample_calibration() {
         m.write_latency.summarize();
         m.random_read = {50000, 50000, 1.0, 32, 4096, "io_uring"};
         m.random_write = {20000, 20000, 1.0, 32, 4096, "io_uring"};
+        // Reads and writes at once kept 90 % of each solo rate: separate limits (1.8x).
+        m.mixed = MixedIops{45000, 18000, 63000, 1.0, 32, 4096, "io_uring"};
         for (std::uint64_t chunk = 512; chunk <= (1 << 20); chunk *= 4)
             m.sweep.push_back({chunk, 100, 100 * (9e-5 + chunk / bw)});
         Eq3Fit fit;
@@ -131,6 +133,9 @@ TEST(NodeWriter, CoreLoaderAcceptsTheOutputUnchanged) {
     EXPECT_NEAR(vda->performance.rand_write_bw, 20000.0 * 4096, 1);
     EXPECT_NEAR(vda->performance.op_latency, 9e-5, 1e-10);
     EXPECT_EQ(vda->performance.max_iops, 20000);
+    EXPECT_TRUE(vda->performance.independent_read_write) << "1.8x one direction's rate";
+    EXPECT_EQ(node.provenance.at("devices.vda.performance.independent_read_write"),
+              Provenance::measured);
     const Device* raid = node.find_device("btrfs-0e0730ef");
     ASSERT_NE(raid, nullptr);
     EXPECT_EQ(raid->structure, DeviceStructure::complex);
