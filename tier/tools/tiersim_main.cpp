@@ -174,6 +174,11 @@ int main(int argc, char** argv) {
     tuning->add_option("--decisive-epochs", learner.decisive_epochs,
                        "epochs after the first verdict in which a decisive switch skips ski rental "
                        "(default 128)");
+    tuning->add_option("--shadow-switch-refills", learner.shadow_switch_refills,
+                       "a switch the shadows alone propose needs this many estimated live "
+                       "refills saved (default 12; 0 = never)");
+    tuning->add_option("--shadow-switch-turnovers", learner.shadow_switch_turnovers,
+                       "... and this many cache turnovers since the first verdict (default 2)");
     CLI11_PARSE(app, argc, argv);
 
     try {

@@ -42,7 +42,8 @@ void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
             if (const std::uint32_t* slot = slot_of_.find(k)) mark_outside(e, *slot);
         }
         if (!shadow_hit && !real_miss && shadow.contains(access.key))
-            if (const std::uint32_t* slot = slot_of_.find(access.key)) unmark_outside(e, *slot);
+            if (const std::uint32_t* slot = slot_of_.find(access.key))
+                unmark_outside(e, *slot, true);
         proposed_[e] = shadow.evicted();
     }
     if (!real_miss) return;
@@ -154,11 +155,45 @@ void WeightSharingPolicy::end_epoch() {
     if (best != current && !decisive &&
         saved_since_switch_[best] < static_cast<double>(outside_[best].size()))
         best = current;
+    for (LiveRefillEstimate& estimate : live_refill_)
+        estimate.close_epoch(state_.epochs);
+    if (best == current) best = shadow_switch_target(current);
     if (best != current) saved_since_switch_ = {};
     if (best != static_cast<int>(state_.current)) ++state_.switches;
     state_.current = static_cast<Expert>(best);
     ++state_.epochs;
     epoch_misses_ = 0;
+}
+
+// The shadow switch. The weights move only when an expert mispredicts a THRESHOLD share of an
+// epoch's misses, and a polluted LFU never does: its victims are new objects, asked for again only
+// after the epoch. On long traces whose popular objects change, LFU keeps the old ones and missed
+// up to 67 % more than LRU, and the learner stayed with it (docs/tier.md, "LFU pollution"). So the
+// shadows alone may also switch the learner between LRU and LFU, under a stricter ski rental: the
+// new expert's shadow must have missed less over the last epochs and saved shadow_switch_refills
+// times the cost of the switch since the last one, where the cost counts only the lines it would
+// drop that are likely to be asked for again (live_refill.hpp; counting all of them, as the
+// weights' rule does, never lets this switch happen under pollution, where those lines are dead).
+// Not before shadow_switch_turnovers cache turnovers after the first verdict: until the lines have
+// been outside for that long, the estimate has not seen them come back (at 12 refills but from the
+// first verdict on, the learner lost 5-6 % at 640-672 MiB on the shared trace).
+int WeightSharingPolicy::shadow_switch_target(int current) const {
+    if (config_.shadow_switch_refills <= 0 || !first_verdict_given_) return current;
+    const double epoch_misses =
+        static_cast<double>(std::max<std::uint64_t>(1, config_.iteration_misses) *
+                            std::max(1u, config_.epoch_iterations));
+    const double turnover_epochs = static_cast<double>(resident_) / epoch_misses;
+    if (static_cast<double>(state_.epochs - first_verdict_epoch_) <
+        config_.shadow_switch_turnovers * turnover_epochs)
+        return current;
+    for (const Expert expert : {Expert::lru, Expert::lfu}) {
+        const int e = static_cast<int>(expert);
+        if (e != current && shadow_misses_[e] < shadow_misses_[current] &&
+            saved_since_switch_[e] >=
+                config_.shadow_switch_refills * live_refill_[e].expected_live(state_.epochs))
+            return e;
+    }
+    return current;
 }
 
 void WeightSharingPolicy::on_hit(Slot slot, const Access& access) {
@@ -173,13 +208,15 @@ void WeightSharingPolicy::mark_outside(int expert, Slot slot) {
     if (marked[slot]) return;
     marked[slot] = true;
     outside_[expert].push_front(slot);
+    live_refill_[expert].left_shadow(slot, state_.epochs);
 }
 
-void WeightSharingPolicy::unmark_outside(int expert, Slot slot) {
+void WeightSharingPolicy::unmark_outside(int expert, Slot slot, bool revived) {
     std::vector<bool>& marked = is_outside_[expert];
     if (slot >= marked.size() || !marked[slot]) return;
     marked[slot] = false;
     outside_[expert].unlink(slot);
+    live_refill_[expert].ended(slot, state_.epochs, revived);
 }
 
 // Not a request: the experts' shadows must not see it.
@@ -238,7 +275,7 @@ void WeightSharingPolicy::remove_resident(Slot slot) {
     random_.erase(slot);
     --resident_;
     for (int e = 0; e < expert_count; ++e)
-        unmark_outside(e, slot);
+        unmark_outside(e, slot, false);
 }
 
 // An invalidated key is gone for every expert, not only for the real cache.

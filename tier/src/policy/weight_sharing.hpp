@@ -15,7 +15,10 @@
 // mispredicted a THRESHOLD share of the misses (the starting expert is a guess). A switch the
 // weights propose happens only if the new expert's shadow has also missed less than the current
 // one's over the last epochs (the switch guard in end_epoch), and, unless it is decisive (early in
-// the trace only), once the new expert's shadow has saved what the switch costs to refill.
+// the trace only), once the new expert's shadow has saved what the switch costs to refill. The
+// shadows alone can also switch between LRU and LFU, at twelve times the estimated cost counting
+// only the lines likely to be asked for again (live_refill.hpp; the shadow switch in the .cpp), for
+// a polluted LFU that never crosses THRESHOLD.
 //
 // The chosen expert's decision is executed on the real cache by evicting first a resident key its
 // shadow no longer holds (so the real cache converges to that expert's cache after a switch), then
@@ -26,6 +29,7 @@
 #pragma once
 
 #include "iosig/tier/cache_model.hpp"
+#include "live_refill.hpp"
 #include "orders.hpp"
 
 #include <array>
@@ -51,7 +55,8 @@ private:
     void end_epoch();
     void remove_resident(Slot slot);
     void mark_outside(int expert, Slot slot);
-    void unmark_outside(int expert, Slot slot);
+    void unmark_outside(int expert, Slot slot, bool revived);
+    int shadow_switch_target(int current) const;
 
     PolicyConfig config_;
     std::mt19937_64 rng_;
@@ -69,6 +74,7 @@ private:
     // the real cache converges to the chosen expert's shadow after a switch.
     std::array<LruOrder, expert_count> outside_;
     std::array<std::vector<bool>, expert_count> is_outside_;
+    std::array<LiveRefillEstimate, expert_count> live_refill_; // how many outside_ lines are alive
     std::array<FlatMap, expert_count> predicted_;         // keys each expert evicted in this epoch
     std::array<std::vector<Key>, expert_count> proposed_; // ... and for the current request
     std::array<std::uint64_t, expert_count> epoch_mispredictions_{};

@@ -86,6 +86,11 @@ struct PolicyConfig {
     // Decisive switches (no ski rental) only this many epochs after the first verdict; later
     // switches must pay for their refill first (docs/tier.md, "Decisive only early").
     unsigned decisive_epochs = 128;
+    // The shadow switch (docs/tier.md, "LFU pollution"): with the weights silent, switch to the
+    // expert whose shadow has saved this many times the estimated live refill since the last
+    // switch (0 = never), once this many cache turnovers have passed since the first verdict.
+    double shadow_switch_refills = 12;
+    double shadow_switch_turnovers = 2;
 
     // LeCaR (HotStorage'18; NOTES.md): learning rate, discount^(1/N), weight clamp.
     double lecar_learning_rate = 0.45;
