@@ -11,32 +11,45 @@
 namespace iosig::tier::detail {
 namespace {
 
-TEST(EpochCounts, PrefixSumsMatchABruteForceCountAcrossGrowth) {
-    EpochCounts counts;
-    std::vector<std::int64_t> reference;
+// Adds at the newest epoch and removes at random older ones (lines leave the outside set out of
+// order); every prefix sum equals a brute-force count in which epochs older than the window count
+// at its first epoch.
+void check_against_brute_force(std::uint64_t window, std::uint64_t epochs) {
+    EpochCounts counts(window);
+    std::vector<std::int64_t> reference; // per absolute epoch
     std::mt19937_64 rng(7);
-    for (std::uint64_t epoch = 0; epoch < 5000; ++epoch) {
+    for (std::uint64_t epoch = 0; epoch < epochs; ++epoch) {
         reference.push_back(0);
-        const std::int64_t added = static_cast<std::int64_t>(rng() % 5);
+        const auto added = static_cast<std::int64_t>(rng() % 5);
         counts.add(epoch, added);
         reference[epoch] += added;
-        // Remove from an older epoch, as lines leave the outside set out of order.
         const std::uint64_t older = rng() % (epoch + 1);
         if (reference[older] > 0) {
             counts.add(older, -1);
             --reference[older];
         }
-        if (epoch % 97 == 0) {
-            std::int64_t sum = 0;
-            for (std::uint64_t e = 0; e <= epoch; ++e) {
-                ASSERT_EQ(counts.before(e), sum) << "before " << e << " at epoch " << epoch;
-                sum += reference[e];
-            }
-            ASSERT_EQ(counts.before(epoch + 1), sum);
-            ASSERT_EQ(counts.between(epoch / 3, epoch),
-                      counts.before(epoch + 1) - counts.before(epoch / 3));
+        const std::uint64_t base = counts.first_kept_epoch();
+        ASSERT_LT(epoch - base, 2 * window) << "the window must slide";
+        if (epoch % 37 != 0) continue;
+        std::int64_t merged = 0; // epochs up to base, all counted at base
+        for (std::uint64_t e = 0; e <= base; ++e)
+            merged += reference[e];
+        ASSERT_EQ(counts.before(base), 0);
+        std::int64_t sum = merged;
+        for (std::uint64_t e = base + 1; e <= epoch + 1; ++e) {
+            ASSERT_EQ(counts.before(e), sum) << "before " << e << " at epoch " << epoch;
+            if (e <= epoch) sum += reference[e];
         }
+        ASSERT_EQ(counts.between(0, epoch), counts.before(epoch + 1));
     }
+}
+
+TEST(EpochCounts, PrefixSumsMatchABruteForceCountAcrossGrowth) {
+    check_against_brute_force(std::uint64_t{1} << 16, 5000); // never slides
+}
+
+TEST(EpochCounts, OlderEpochsMergeIntoTheWindowSoMemoryStaysBounded) {
+    check_against_brute_force(64, 5000); // slides every 64 epochs
 }
 
 TEST(LiveRefillEstimate, LinesOfUnobservedAgesCountAsAlive) {

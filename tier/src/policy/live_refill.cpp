@@ -25,25 +25,51 @@ bool bucket_epochs(int b, std::uint64_t epoch, std::uint64_t& first, std::uint64
 
 } // namespace
 
-void EpochCounts::add(std::uint64_t epoch, std::int64_t delta) {
-    const std::uint64_t index = epoch + 1;
-    std::uint64_t capacity = tree_.size() - 1;
-    if (index > capacity) {
-        // Every count so far sits at an index <= capacity, so of the new nodes only the powers of
-        // two (which cover [1, node]) are non-zero: they hold the total.
-        tree_.resize(std::bit_ceil(index) + 1, 0);
-        for (capacity = std::max<std::uint64_t>(1, capacity * 2); capacity < tree_.size();
-             capacity *= 2)
-            tree_[capacity] = total_;
+EpochCounts::EpochCounts(std::uint64_t window) : window_(std::max<std::uint64_t>(1, window)) {}
+
+void EpochCounts::rebuild() {
+    tree_.assign(counts_.size() + 1, 0);
+    for (std::uint64_t i = 1; i < tree_.size(); ++i) {
+        tree_[i] += counts_[i - 1];
+        if (const std::uint64_t parent = i + lowest_bit(i); parent < tree_.size())
+            tree_[parent] += tree_[i];
     }
-    total_ += delta;
-    for (std::uint64_t i = index; i < tree_.size(); i += lowest_bit(i))
+}
+
+// Moves the window so that `newest` is its last epoch but the window's worth before it are kept;
+// O(window), once per window of epochs.
+void EpochCounts::slide_to(std::uint64_t newest) {
+    const std::uint64_t new_base = newest + 1 - window_;
+    const std::uint64_t shift = std::min<std::uint64_t>(new_base - base_, counts_.size());
+    std::int64_t merged = 0;
+    for (std::uint64_t i = 0; i < counts_.size() && i <= shift; ++i)
+        merged += counts_[i];
+    std::vector<std::int64_t> kept(window_, 0);
+    kept[0] = merged;
+    for (std::uint64_t i = shift + 1; i < counts_.size(); ++i)
+        kept[i - shift] = counts_[i];
+    counts_ = std::move(kept);
+    base_ = new_base;
+    rebuild();
+}
+
+void EpochCounts::add(std::uint64_t epoch, std::int64_t delta) {
+    if (epoch >= base_ + 2 * window_) slide_to(epoch);
+    const std::uint64_t index = epoch < base_ ? 0 : epoch - base_;
+    if (index >= counts_.size()) {
+        counts_.resize(
+            std::min(2 * window_, std::max<std::uint64_t>(index + 1, counts_.size() * 2)));
+        rebuild();
+    }
+    counts_[index] += delta;
+    for (std::uint64_t i = index + 1; i < tree_.size(); i += lowest_bit(i))
         tree_[i] += delta;
 }
 
 std::int64_t EpochCounts::before(std::uint64_t epoch) const {
+    if (epoch <= base_ || tree_.empty()) return 0;
     std::int64_t sum = 0;
-    for (std::uint64_t i = std::min<std::uint64_t>(epoch, tree_.size() - 1); i > 0;
+    for (std::uint64_t i = std::min<std::uint64_t>(epoch - base_, tree_.size() - 1); i > 0;
          i -= lowest_bit(i))
         sum += tree_[i];
     return sum;
@@ -61,7 +87,8 @@ void LiveRefillEstimate::left_shadow(Slot slot, std::uint64_t epoch) {
 }
 
 void LiveRefillEstimate::ended(Slot slot, std::uint64_t epoch, bool revived) {
-    const std::uint64_t left = left_at_[slot];
+    const std::uint64_t left =
+        epoch - static_cast<std::uint32_t>(static_cast<std::uint32_t>(epoch) - left_at_[slot]);
     outside_by_epoch_.add(left, -1);
     if (revived) ++revivals_[std::bit_width(epoch - left + 1)];
 }

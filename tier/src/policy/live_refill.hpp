@@ -26,16 +26,28 @@
 
 namespace iosig::tier::detail {
 
-// Counts per epoch with prefix sums, for epochs that only grow (a Fenwick tree that doubles).
+// Counts per epoch with prefix sums (a Fenwick tree), over a sliding window: the last `window` to
+// 2 x `window` epochs are kept apart, older ones are merged into the window's first epoch. Memory
+// stays bounded however long the cache runs (32 bytes per epoch of the window at most), and ages
+// beyond the window saturate, which only makes the oldest lines look a little younger.
 class EpochCounts {
 public:
+    explicit EpochCounts(std::uint64_t window = std::uint64_t{1} << 16);
+    // `epoch` may be older than the window (it then counts at the window's first epoch), and newer
+    // than every epoch so far (the window then slides).
     void add(std::uint64_t epoch, std::int64_t delta);
     std::int64_t before(std::uint64_t epoch) const; // summed over epochs [0, epoch)
     std::int64_t between(std::uint64_t first, std::uint64_t last) const; // [first, last]
+    std::uint64_t first_kept_epoch() const { return base_; }
 
 private:
-    std::vector<std::int64_t> tree_{0}; // 1-based; tree_.size() - 1 is a power of two or 0
-    std::int64_t total_ = 0;
+    void slide_to(std::uint64_t newest);
+    void rebuild();
+
+    std::uint64_t window_;
+    std::uint64_t base_ = 0;           // the epoch at index 0; older epochs are merged into it
+    std::vector<std::int64_t> counts_; // per epoch from base_, size <= 2 x window
+    std::vector<std::int64_t> tree_;   // Fenwick over counts_, 1-based, size counts_.size() + 1
 };
 
 class LiveRefillEstimate {
@@ -54,8 +66,10 @@ private:
     // Lines outside now whose age is in bucket b.
     std::int64_t outside_in_bucket(int b, std::uint64_t epoch) const;
 
-    std::vector<std::uint32_t> left_at_; // per slot: the epoch it left the shadow (low 32 bits)
-    EpochCounts outside_by_epoch_;       // outside lines by the epoch they left
+    // Per slot: the epoch it left the shadow, modulo 2^32 (ages are found as differences, exact
+    // below 2^32 epochs, i.e. 10^12 misses).
+    std::vector<std::uint32_t> left_at_;
+    EpochCounts outside_by_epoch_; // outside lines by the epoch they left
     std::array<double, buckets> exposure_{};
     std::array<std::uint64_t, buckets> revivals_{};
 };
