@@ -5,6 +5,7 @@
 // must take the learner to LRU. Before it, the learner stayed with LFU: +9.6 % (8 copies, 512 MiB)
 // and +10.7 % (4 copies, 1 GiB) over LRU.
 #include "iosig/tier/simulator.hpp"
+#include "learner_compare.hpp"
 #include "trace_fixture.hpp"
 
 #include <algorithm>
@@ -27,32 +28,12 @@ Trace copies_with_fresh_ids(const Trace& trace, unsigned copies) {
     return out;
 }
 
-struct Misses {
-    std::uint64_t lru, lfu, ws;
-    std::uint64_t best() const { return std::min(lru, lfu); }
-};
+using test_support::Misses;
+using test_support::show;
+using test_support::within;
 
 Misses compare(const Trace& trace, std::uint64_t cache_size, const PolicyConfig& learner = {}) {
-    Misses m{};
-    for (const char* policy : {"lru", "lfu", "ws"}) {
-        SimConfig config;
-        config.policy = policy;
-        config.cache_size = cache_size;
-        config.policy_config = learner;
-        const std::uint64_t misses = simulate(trace, config).misses;
-        (policy[1] == 'r' ? m.lru : policy[1] == 'f' ? m.lfu : m.ws) = misses;
-    }
-    return m;
-}
-
-// ws <= (1 + percent / 100) * min(lru, lfu), in integers.
-bool within(const Misses& m, std::uint64_t percent) {
-    return m.ws * 100 <= m.best() * (100 + percent);
-}
-
-std::string show(const Misses& m) {
-    return "lru " + std::to_string(m.lru) + " lfu " + std::to_string(m.lfu) + " ws " +
-           std::to_string(m.ws);
+    return test_support::compare_learner(trace, cache_size, 4096, learner); // object mode
 }
 
 TEST(LearnerUnderLfuPollution, FollowsLruOnceOldCopiesPolluteLfu) {

@@ -3,6 +3,7 @@
 // models, and better than both when the traffic switches between the two models. Seeds are fixed.
 #include "iosig/tier/simulator.hpp"
 #include "iosig/tier/synthetic.hpp"
+#include "learner_compare.hpp"
 #include "trace_fixture.hpp"
 
 #include <algorithm>
@@ -12,23 +13,10 @@
 namespace iosig::tier {
 namespace {
 
-struct Misses {
-    std::uint64_t lru, lfu, ws;
-    std::uint64_t best() const { return std::min(lru, lfu); }
-    std::uint64_t worst() const { return std::max(lru, lfu); }
-};
+using test_support::Misses;
 
 Misses compare(const Trace& trace, std::uint64_t cache_size, std::uint64_t line_size = 4096) {
-    Misses m{};
-    for (const char* policy : {"lru", "lfu", "ws"}) {
-        SimConfig config;
-        config.policy = policy;
-        config.cache_size = cache_size;
-        config.line_size = line_size;
-        const std::uint64_t misses = simulate(trace, config).misses;
-        (policy[1] == 'r' ? m.lru : policy[1] == 'f' ? m.lfu : m.ws) = misses;
-    }
-    return m;
+    return test_support::compare_learner(trace, cache_size, line_size);
 }
 
 // The paper's configuration: 8 KiB lines; 64 lines as in its tables, and larger caches.

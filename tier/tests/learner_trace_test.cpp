@@ -6,6 +6,7 @@
 // mode still has sizes above the target (docs/tier.md lists them); those are held to their
 // measured bound so that they cannot silently get worse.
 #include "iosig/tier/simulator.hpp"
+#include "learner_compare.hpp"
 #include "trace_fixture.hpp"
 
 #include <algorithm>
@@ -15,27 +16,11 @@
 namespace iosig::tier {
 namespace {
 
-struct Misses {
-    std::uint64_t lru, lfu, ws;
-    std::uint64_t best() const { return std::min(lru, lfu); }
-};
+using test_support::Misses;
+using test_support::within;
 
 Misses compare(const Trace& trace, std::uint64_t cache_size) {
-    Misses m{};
-    for (const char* policy : {"lru", "lfu", "ws"}) {
-        SimConfig config;
-        config.policy = policy;
-        config.cache_size = cache_size;
-        config.line_size = 4096; // block mode only; object mode ignores it
-        const std::uint64_t misses = simulate(trace, config).misses;
-        (policy[1] == 'r' ? m.lru : policy[1] == 'f' ? m.lfu : m.ws) = misses;
-    }
-    return m;
-}
-
-// ws <= (1 + percent / 100) * min(lru, lfu), in integers.
-bool within(const Misses& m, std::uint64_t percent) {
-    return m.ws * 100 <= m.best() * (100 + percent);
+    return test_support::compare_learner(trace, cache_size); // block mode: 4 KiB lines
 }
 
 TEST(LearnerOnSharedTrace, ObjectModeWithinOnePercentEvery32MiB) {
