@@ -174,11 +174,15 @@ int main(int argc, char** argv) {
     tuning->add_option("--decisive-epochs", learner.decisive_epochs,
                        "epochs after the first verdict in which a decisive switch skips ski rental "
                        "(default 128)");
-    tuning->add_option("--shadow-switch-refills", learner.shadow_switch_refills,
-                       "a switch the shadows alone propose needs this many estimated live "
-                       "refills saved (default 12; 0 = never)");
-    tuning->add_option("--shadow-switch-turnovers", learner.shadow_switch_turnovers,
-                       "... and this many cache turnovers since the first verdict (default 2)");
+    tuning
+        ->add_option("--shadow-switch-refills", learner.shadow_switch_refills,
+                     "a switch the shadows alone propose needs this many estimated live "
+                     "refills saved (default 12; 0 = never)")
+        ->check(CLI::Range(0.0, 1000.0));
+    tuning
+        ->add_option("--shadow-switch-turnovers", learner.shadow_switch_turnovers,
+                     "... and this many cache turnovers since the first verdict (default 2)")
+        ->check(CLI::Range(0.0, 1000.0));
     CLI11_PARSE(app, argc, argv);
 
     try {

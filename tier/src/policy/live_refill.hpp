@@ -28,8 +28,8 @@ namespace iosig::tier::detail {
 
 // Counts per epoch with prefix sums (a Fenwick tree), over a sliding window: the last `window` to
 // 2 x `window` epochs are kept apart, older ones are merged into the window's first epoch. Memory
-// stays bounded however long the cache runs (32 bytes per epoch of the window at most), and ages
-// beyond the window saturate, which only makes the oldest lines look a little younger.
+// stays bounded however long the cache runs (32 bytes per epoch of the window at most). Ages
+// beyond the window saturate: the oldest lines look as old as the window, no older.
 class EpochCounts {
 public:
     explicit EpochCounts(std::uint64_t window = std::uint64_t{1} << 16);

@@ -176,7 +176,8 @@ void WeightSharingPolicy::end_epoch() {
 // weights' rule does, never lets this switch happen under pollution, where those lines are dead).
 // Not before shadow_switch_turnovers cache turnovers after the first verdict: until the lines have
 // been outside for that long, the estimate has not seen them come back (at 12 refills but from the
-// first verdict on, the learner lost 5-6 % at 640-672 MiB on the shared trace).
+// first verdict on, the learner lost 5-6 % at 592 and 640-672 MiB on the shared trace in object
+// mode).
 int WeightSharingPolicy::shadow_switch_target(int current) const {
     if (config_.shadow_switch_refills <= 0 || !first_verdict_given_) return current;
     const double epoch_misses =
