@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Miss-ratio curves of every policy on the shared cloudPhysics trace (object mode, libCacheSim's
-# semantics) and on the paper's synthetic traffic models, as PNGs for docs/tier.md.
+# semantics), on the paper's synthetic traffic models, and of the learner on 8 copies of the shared
+# trace with fresh ids (LFU pollution, with and without the shadow switch), as PNGs for
+# docs/tier.md.
 #   tier/tools/plot_miss_curves.sh BUILD_DIR OUTPUT_DIR
 set -euo pipefail
 build=${1:?usage: plot_miss_curves.sh BUILD_DIR OUTPUT_DIR}
@@ -35,6 +37,23 @@ for kind in poisson irm switching; do
         table lru,lfu,ws > "$work/$kind.dat"
 done
 
+# 8 copies of the shared trace, ids of copy k offset by k x 2^40 (docs/tier.md, "LFU pollution")
+python3 - "$shared/data/traces/cloudPhysicsIO.oracleGeneral.bin" "$work/cat8.oracleGeneral.bin" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+records = [struct.unpack_from("<IQIq", data, i * 24) for i in range(len(data) // 24)]
+with open(sys.argv[2], "wb") as out:
+    for k in range(8):
+        out.write(b"".join(struct.pack("<IQIq", t, i + (k << 40), s, -1) for t, i, s, _ in records))
+PY
+pollution_sizes=$(seq -s, 128 128 2048 | sed 's/\([0-9]*\)/\1M/g')
+"$sim" --trace "$work/cat8.oracleGeneral.bin" --policy lru,lfu,ws --cache-size "$pollution_sizes" --json |
+    table lru,lfu,ws > "$work/cat8.dat"
+"$sim" --trace "$work/cat8.oracleGeneral.bin" --policy ws --shadow-switch-refills 0 \
+    --cache-size "$pollution_sizes" --json | table ws | cut -d' ' -f2 |
+    sed '1s/.*/ws_without_shadow_switch/' > "$work/cat8-no-shadow.dat"
+paste -d' ' "$work/cat8.dat" "$work/cat8-no-shadow.dat" > "$work/pollution.dat"
+
 gnuplot <<GNUPLOT
 set terminal pngcairo size 900,560 font "sans,11"
 set grid
@@ -56,5 +75,11 @@ plot for [i=2:4] "$work/irm.dat" using 1:i with linespoints title columnhead(i)
 set title "switching between the two"
 plot for [i=2:4] "$work/switching.dat" using 1:i with linespoints title columnhead(i)
 unset multiplot
+unset logscale x
+set key outside right noenhanced
+set xlabel "cache size (MiB)"
+set output "$out/lfu-pollution.png"
+set title "8 copies of the cloudPhysics trace with fresh ids (911 k requests): LFU pollution"
+plot for [i=2:5] "$work/pollution.dat" using 1:i with linespoints title columnhead(i)
 GNUPLOT
-echo "wrote $out/cloudphysics-miss-ratio.png $out/synthetic-learner.png"
+echo "wrote $out/cloudphysics-miss-ratio.png $out/synthetic-learner.png $out/lfu-pollution.png"
