@@ -42,28 +42,29 @@ TEST(LearnerOnSharedTrace, BlockModeWithinOnePercent) {
     // 16 MiB: LRU better; 208-592 MiB: LFU better, the learner must not switch away; 1008 MiB: LRU
     // better by 11 %, found only after the cache fills near the end of the trace. 96, 128, 384 and
     // 512 MiB: the weights turn decisive for LRU late in the trace (after epoch 971), and a switch
-    // then cost 4-22 % before decisive switches were kept to the first 128 epochs.
-    for (const std::uint64_t mib : {16, 96, 128, 208, 320, 384, 512, 592, 640, 1008}) {
+    // then cost 4-22 % before decisive switches were kept to the first 128 epochs. 528 and
+    // 576 MiB: a switch to LRU that had barely saved its refill (3,859 misses against 3,849 lines)
+    // cost 19.5 / 15.9 % before the refill margin (PolicyConfig::refill_margin).
+    for (const std::uint64_t mib : {16, 96, 128, 208, 320, 384, 512, 528, 576, 592, 640, 1008}) {
         const Misses m = compare(*trace, mib << 20);
         EXPECT_TRUE(within(m, 1)) << mib << " MiB: lru " << m.lru << " lfu " << m.lfu << " ws "
                                   << m.ws;
     }
 }
 
-// Known shortfall (docs/tier.md): at 288 MiB LRU is better by 6 %, but LFU never crosses
-// THRESHOLD and the learner stays with it; at 528 MiB the learner switches to LRU once LRU's shadow
-// has saved the refill (ski rental, not a decisive switch), and LFU pulls far ahead later. Held to
-// the measured bound (+5.99 % and +21.46 %) plus a little, so that the tests notice if it gets
-// worse.
+// Known shortfall (docs/tier.md): at 288 MiB LRU is better by 6 %, but LFU never crosses THRESHOLD
+// and the learner reaches LRU only late (3 switches); at 544 MiB LFU is better, but a decisive
+// switch to LRU at epoch 695 (inside the decisive window) comes first. Held to the measured bound
+// (+3.6 % and +7.0 %) plus a little, so that the tests notice if it gets worse.
 TEST(LearnerOnSharedTrace, BlockModeKnownShortfallDoesNotGrow) {
     const Trace* trace = test_support::cloud_physics_csv();
     IOSIG_REQUIRE_TRACE(trace, "cloudPhysicsIO.csv");
     const Misses at288 = compare(*trace, 288ull << 20);
-    EXPECT_TRUE(within(at288, 7)) << "lru " << at288.lru << " lfu " << at288.lfu << " ws "
+    EXPECT_TRUE(within(at288, 4)) << "lru " << at288.lru << " lfu " << at288.lfu << " ws "
                                   << at288.ws;
-    const Misses at528 = compare(*trace, 528ull << 20);
-    EXPECT_TRUE(within(at528, 22))
-        << "lru " << at528.lru << " lfu " << at528.lfu << " ws " << at528.ws;
+    const Misses at544 = compare(*trace, 544ull << 20);
+    EXPECT_TRUE(within(at544, 8)) << "lru " << at544.lru << " lfu " << at544.lfu << " ws "
+                                  << at544.ws;
 }
 
 } // namespace

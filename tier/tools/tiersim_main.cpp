@@ -175,6 +175,11 @@ int main(int argc, char** argv) {
                        "epochs after the first verdict in which a decisive switch skips ski rental "
                        "(default 128)");
     tuning
+        ->add_option("--refill-margin", learner.refill_margin,
+                     "a switch the weights propose (not decisive) waits until this many refills "
+                     "are saved (default 1.25)")
+        ->check(CLI::Range(0.0, 1000.0));
+    tuning
         ->add_option("--shadow-switch-refills", learner.shadow_switch_refills,
                      "a switch the shadows alone propose needs this many estimated live "
                      "refills saved (default 12; 0 = never)")

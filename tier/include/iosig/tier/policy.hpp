@@ -86,6 +86,10 @@ struct PolicyConfig {
     // Decisive switches (no ski rental) only this many epochs after the first verdict; later
     // switches must pay for their refill first (docs/tier.md, "Decisive only early").
     unsigned decisive_epochs = 128;
+    // A switch the weights propose that is not decisive waits until the new expert's shadow has
+    // saved this many times its refill (ski rental with a margin; docs/tier.md, "Switch cost
+    // rule").
+    double refill_margin = 1.25;
     // The shadow switch (docs/tier.md, "LFU pollution"): with the weights silent, switch to the
     // expert whose shadow has saved this many times the estimated live refill since the last
     // switch (0 = never), once this many cache turnovers have passed since the first verdict.
