@@ -159,7 +159,7 @@ void WeightSharingPolicy::end_epoch() {
         saved_since_switch_[best] <
             config_.refill_margin * static_cast<double>(outside_[best].size()))
         best = current;
-    for (LiveRefillEstimate& estimate : live_refill_)
+    for (LiveRefillEstimate& estimate : live_refill_) // LRU's and LFU's
         estimate.close_epoch(state_.epochs);
     if (best == current) best = shadow_switch_target(current);
     if (best != current) saved_since_switch_ = {};
@@ -213,7 +213,8 @@ void WeightSharingPolicy::mark_outside(int expert, Slot slot) {
     if (marked[slot]) return;
     marked[slot] = true;
     outside_[expert].push_front(slot);
-    live_refill_[expert].left_shadow(slot, state_.epochs);
+    if (expert != static_cast<int>(Expert::random))
+        live_refill_[expert].left_shadow(slot, state_.epochs);
 }
 
 void WeightSharingPolicy::unmark_outside(int expert, Slot slot, bool revived) {
@@ -221,7 +222,8 @@ void WeightSharingPolicy::unmark_outside(int expert, Slot slot, bool revived) {
     if (slot >= marked.size() || !marked[slot]) return;
     marked[slot] = false;
     outside_[expert].unlink(slot);
-    live_refill_[expert].ended(slot, state_.epochs, revived);
+    if (expert != static_cast<int>(Expert::random))
+        live_refill_[expert].ended(slot, state_.epochs, revived);
 }
 
 // Not a request: the experts' shadows must not see it.

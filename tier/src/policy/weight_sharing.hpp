@@ -74,7 +74,10 @@ private:
     // the real cache converges to the chosen expert's shadow after a switch.
     std::array<LruOrder, expert_count> outside_;
     std::array<std::vector<bool>, expert_count> is_outside_;
-    std::array<LiveRefillEstimate, expert_count> live_refill_; // how many outside_ lines are alive
+    // How many outside_ lines are alive, for LRU and LFU (indexed by Expert): the shadow switch
+    // targets only them, so Random's outside lines are not tracked.
+    std::array<LiveRefillEstimate, 2> live_refill_;
+    static_assert(static_cast<int>(Expert::lru) < 2 && static_cast<int>(Expert::lfu) < 2);
     std::array<FlatMap, expert_count> predicted_;         // keys each expert evicted in this epoch
     std::array<std::vector<Key>, expert_count> proposed_; // ... and for the current request
     std::array<std::uint64_t, expert_count> epoch_mispredictions_{};
