@@ -31,6 +31,12 @@ WeightSharingPolicy::WeightSharingPolicy(const PolicyConfig& config)
     state_.probability = {1.0 / 3, 1.0 / 3, 1.0 / 3};
 }
 
+// Misses of the real cache per epoch: EPOCH_WIDTH polling iterations of iteration_misses each.
+std::uint64_t WeightSharingPolicy::epoch_length() const {
+    return std::max<std::uint64_t>(1, config_.iteration_misses) *
+           std::max(1u, config_.epoch_iterations);
+}
+
 void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
     for (int e = 0; e < expert_count; ++e) {
         CacheModel& shadow = shadow_[e];
@@ -47,8 +53,7 @@ void WeightSharingPolicy::observe(const Access& access, bool real_miss) {
         proposed_[e] = shadow.evicted();
     }
     if (!real_miss) return;
-    const std::uint64_t epoch_length = std::max<std::uint64_t>(1, config_.iteration_misses) *
-                                       std::max(1u, config_.epoch_iterations);
+    const std::uint64_t epoch_length = this->epoch_length();
     ++epoch_misses_;
     // The first verdict can come early. The starting expert is a guess made before any eviction;
     // once the cache is full, one polling iteration in which it mispredicts a THRESHOLD share of
@@ -184,10 +189,8 @@ void WeightSharingPolicy::end_epoch() {
 // mode).
 int WeightSharingPolicy::shadow_switch_target(int current) const {
     if (config_.shadow_switch_refills <= 0 || !first_verdict_given_) return current;
-    const double epoch_misses =
-        static_cast<double>(std::max<std::uint64_t>(1, config_.iteration_misses) *
-                            std::max(1u, config_.epoch_iterations));
-    const double turnover_epochs = static_cast<double>(resident_) / epoch_misses;
+    const double turnover_epochs =
+        static_cast<double>(resident_) / static_cast<double>(epoch_length());
     if (static_cast<double>(state_.epochs - first_verdict_epoch_) <
         config_.shadow_switch_turnovers * turnover_epochs)
         return current;

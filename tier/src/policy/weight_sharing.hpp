@@ -57,6 +57,7 @@ private:
     void mark_outside(int expert, Slot slot);
     void unmark_outside(int expert, Slot slot, bool revived);
     int shadow_switch_target(int current) const;
+    std::uint64_t epoch_length() const;
 
     PolicyConfig config_;
     std::mt19937_64 rng_;
