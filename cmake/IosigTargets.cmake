@@ -8,10 +8,14 @@ function(iosig_target_defaults target)
                                                  -fno-sanitize-recover=undefined)
         target_link_options(${target} PRIVATE -fsanitize=address,undefined)
     endif()
+    if(IOSIG_TSAN)
+        target_compile_options(${target} PRIVATE -fsanitize=thread -fno-omit-frame-pointer)
+        target_link_options(${target} PRIVATE -fsanitize=thread)
+    endif()
 endfunction()
 
 # A GoogleTest executable made of SOURCES, linked to LIBS, registered with ctest.
-# LABELS are attached to every discovered test (e.g. "root", "lab", "slow").
+# LABELS are attached to every discovered test (e.g. "root", "lab", "evaluation").
 function(iosig_add_gtest name)
     cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS;PROPERTIES" ${ARGN})
     add_executable(${name} ${ARG_SOURCES})
@@ -25,7 +29,7 @@ function(iosig_add_gtest name)
         set(ARG_TIMEOUT 300)
     endif()
     set(labels ${ARG_LABELS})
-    if(IOSIG_SANITIZE)
+    if(IOSIG_SANITIZE OR IOSIG_TSAN)
         list(APPEND labels sanitize)
     endif()
     gtest_discover_tests(${name}

@@ -168,9 +168,11 @@ int main(int argc, char** argv) {
     tuning->add_option("--epoch-iterations", learner.epoch_iterations, "EPOCH_WIDTH (default 4)");
     tuning->add_option("--threshold", learner.threshold, "THRESHOLD (default 0.25)");
     tuning->add_option("--iteration-misses", learner.iteration_misses,
-                       "misses per iteration (default: auto)");
-    tuning->add_option("--learning-rate", learner.learning_rate, "eta in w *= exp(-eta * loss)");
-    tuning->add_option("--share", learner.share, "fixed-share fraction redistributed per epoch");
+                       "misses of the real cache per polling iteration (default 64)");
+    tuning->add_option("--learning-rate", learner.learning_rate,
+                       "eta in w *= exp(-eta * loss) (default 2)");
+    tuning->add_option("--share", learner.share,
+                       "fixed-share fraction redistributed per epoch (default 0.01)");
     tuning->add_option("--decisive-epochs", learner.decisive_epochs,
                        "epochs after the first verdict in which a decisive switch skips ski rental "
                        "(default 128)");
