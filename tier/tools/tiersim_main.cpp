@@ -190,6 +190,11 @@ int main(int argc, char** argv) {
         ->add_option("--shadow-switch-turnovers", learner.shadow_switch_turnovers,
                      "... and this many cache turnovers since the first verdict (default 2)")
         ->check(CLI::Range(0.0, 1000.0));
+    tuning
+        ->add_option("--losing-switch-factor", learner.losing_switch_factor,
+                     "after a switch that lost, later switches need this many times the evidence "
+                     "(default 2; 1 = off)")
+        ->check(CLI::Range(1.0, 1000.0));
     CLI11_PARSE(app, argc, argv);
 
     try {

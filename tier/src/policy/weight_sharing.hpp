@@ -18,7 +18,9 @@
 // the trace only), once the new expert's shadow has saved what the switch costs to refill. The
 // shadows alone can also switch between LRU and LFU, at twelve times the estimated cost counting
 // only the lines likely to be asked for again (live_refill.hpp; the shadow switch in the .cpp), for
-// a polluted LFU that never crosses THRESHOLD.
+// a polluted LFU that never crosses THRESHOLD. A switch that lost (the expert it left would have
+// missed less since) makes the next ones wait for more evidence (the losing-switch rule), so that
+// two experts taking turns in the lead do not make the learner pay a refill every turn.
 //
 // The chosen expert's decision is executed on the real cache by evicting first a resident key its
 // shadow no longer holds (so the real cache converges to that expert's cache after a switch), then
@@ -56,7 +58,8 @@ private:
     void remove_resident(Slot slot);
     void mark_outside(int expert, Slot slot);
     void unmark_outside(int expert, Slot slot, bool revived);
-    int shadow_switch_target(int current) const;
+    int shadow_switch_target(int current, double evidence_factor) const;
+    double judged_evidence_factor() const;
     std::uint64_t epoch_length() const;
 
     PolicyConfig config_;
@@ -91,6 +94,14 @@ private:
     // Per expert, the misses its shadow saved against the current expert's since the last switch
     // (a running sum that never goes below zero; end_epoch's switch cost rule).
     std::array<double, expert_count> saved_since_switch_{};
+    // The losing-switch rule: misses so far (each shadow's, the real cache's), their values at the
+    // last switch, the expert it left, and the factor on the evidence switches need.
+    std::array<std::uint64_t, expert_count> total_shadow_misses_{};
+    std::uint64_t total_misses_ = 0;
+    std::array<std::uint64_t, expert_count> shadow_misses_at_switch_{};
+    std::uint64_t misses_at_switch_ = 0;
+    int left_at_switch_ = -1; // none yet
+    double evidence_factor_ = 1;
     LearnerState state_;
 };
 

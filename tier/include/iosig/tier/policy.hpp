@@ -95,6 +95,11 @@ struct PolicyConfig {
     // switch (0 = never), once this many cache turnovers have passed since the first verdict.
     double shadow_switch_refills = 12;
     double shadow_switch_turnovers = 2;
+    // Losing switches (docs/tier.md, "Losing switches"): when the learner switches again, the
+    // previous switch is judged: if the expert it left would have missed less since (its shadow
+    // against the real cache), the evidence every later switch needs is multiplied by this factor;
+    // if it paid, divided by it, down to 1. Decisive switches are allowed only at 1. 1 = off.
+    double losing_switch_factor = 2;
 
     // LeCaR (HotStorage'18; NOTES.md): learning rate, discount^(1/N), weight clamp.
     double lecar_learning_rate = 0.45;
