@@ -131,4 +131,17 @@ TEST(Tiersim, BadInputExitsTwoNamingTheFileAndLine) {
     std::filesystem::remove(path);
 }
 
+// A bad option is bad input too, with the option named; --help is not an error.
+TEST(Tiersim, BadOptionsExitTwoNamingTheOption) {
+    const ToolRun out_of_range =
+        tiersim("--synthetic poisson --cache-size 1M --losing-switch-factor 0.5");
+    EXPECT_EQ(out_of_range.status, 2);
+    EXPECT_NE(out_of_range.output.find("--losing-switch-factor"), std::string::npos)
+        << out_of_range.output;
+    const ToolRun unknown = tiersim("--synthetic poisson --cache-size 1M --no-such-option");
+    EXPECT_EQ(unknown.status, 2);
+    EXPECT_NE(unknown.output.find("--no-such-option"), std::string::npos) << unknown.output;
+    EXPECT_EQ(tiersim("--help").status, 0);
+}
+
 } // namespace

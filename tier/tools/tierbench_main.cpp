@@ -180,7 +180,12 @@ int main(int argc, char** argv) {
     app.add_option("--mode", mode, "both, tier or direct (default both)");
     app.add_option("--seed", seed, "seed of the access pattern (default 42)");
     app.add_flag("--json", json, "print JSON");
-    CLI11_PARSE(app, argc, argv);
+    // A bad option is bad input (2), as a bad trace is; --help still exits 0.
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? exit_ok : exit_bad_input;
+    }
 
     try {
         const std::uint64_t line_size = size_or_throw(line_size_text, "--line-size");

@@ -176,26 +176,31 @@ int main(int argc, char** argv) {
     tuning->add_option("--decisive-epochs", learner.decisive_epochs,
                        "epochs after the first verdict in which a decisive switch skips ski rental "
                        "(default 128)");
-    tuning
-        ->add_option("--refill-margin", learner.refill_margin,
-                     "a switch the weights propose (not decisive) waits until this many refills "
-                     "are saved (default 1.25)")
-        ->check(CLI::Range(0.0, 1000.0));
-    tuning
-        ->add_option("--shadow-switch-refills", learner.shadow_switch_refills,
-                     "a switch the shadows alone propose needs this many estimated live "
-                     "refills saved (default 12; 0 = never)")
-        ->check(CLI::Range(0.0, 1000.0));
-    tuning
-        ->add_option("--shadow-switch-turnovers", learner.shadow_switch_turnovers,
-                     "... and this many cache turnovers since the first verdict (default 2)")
-        ->check(CLI::Range(0.0, 1000.0));
-    tuning
-        ->add_option("--losing-switch-factor", learner.losing_switch_factor,
-                     "after a switch that lost, later switches need this many times the evidence "
-                     "(default 2; 1 = off)")
-        ->check(CLI::Range(1.0, 1000.0));
-    CLI11_PARSE(app, argc, argv);
+    // The learner's multiples and factors: non-negative, bounded so that a typo cannot overflow.
+    const auto multiple = [tuning](const std::string& name, double& value, const std::string& help,
+                                   double lowest) {
+        tuning->add_option(name, value, help)->check(CLI::Range(lowest, 1000.0));
+    };
+    multiple("--refill-margin", learner.refill_margin,
+             "a switch the weights propose (not decisive) waits until this many refills are saved "
+             "(default 1.25)",
+             0.0);
+    multiple("--shadow-switch-refills", learner.shadow_switch_refills,
+             "a switch the shadows alone propose needs this many estimated live refills saved "
+             "(default 12; 0 = never)",
+             0.0);
+    multiple("--shadow-switch-turnovers", learner.shadow_switch_turnovers,
+             "... and this many cache turnovers since the first verdict (default 2)", 0.0);
+    multiple("--losing-switch-factor", learner.losing_switch_factor,
+             "after a switch that lost, later switches need this many times the evidence "
+             "(default 2; 1 = off)",
+             1.0);
+    // A bad option is bad input (2), as a bad trace is; --help still exits 0.
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return app.exit(error) == 0 ? exit_ok : exit_bad_input;
+    }
 
     try {
         if (trace_file.empty() && synthetic.empty())

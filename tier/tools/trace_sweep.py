@@ -22,12 +22,14 @@ def main(argv):
         cmd = [tiersim, '--trace', trace, '--policy', 'lru,lfu,ws', '--json',
                '--cache-size', ','.join(f'{s}%' for s in SHARES)] + extra
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-        by_capacity = {}
+        # Results come per policy in the order of --cache-size; two shares of a tiny trace may
+        # give the same capacity, so they are matched by position, not by capacity.
+        misses = {}
         for r in json.loads(out)['results']:
-            by_capacity.setdefault(r['capacity'], {})[r['policy']] = r['misses']
+            misses.setdefault(r['policy'], []).append(r['misses'])
         bad = []
-        for share, (_, m) in zip(SHARES, sorted(by_capacity.items())):
-            rel = m['ws'] / min(m['lru'], m['lfu']) - 1
+        for share, lru, lfu, ws in zip(SHARES, misses['lru'], misses['lfu'], misses['ws']):
+            rel = ws / min(lru, lfu) - 1
             cases += 1
             total += rel
             worst = max(worst, rel)
