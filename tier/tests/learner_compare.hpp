@@ -11,6 +11,7 @@ namespace iosig::tier::test_support {
 
 struct Misses {
     std::uint64_t lru, lfu, ws;
+    std::uint64_t ws_switches; // how often the learner changed expert
     std::uint64_t best() const { return std::min(lru, lfu); }
 };
 
@@ -24,8 +25,9 @@ inline Misses compare_learner(const Trace& trace, std::uint64_t cache_size,
         config.cache_size = cache_size;
         config.line_size = line_size;
         config.policy_config = learner;
-        const std::uint64_t misses = simulate(trace, config).misses;
-        (policy[1] == 'r' ? m.lru : policy[1] == 'f' ? m.lfu : m.ws) = misses;
+        const SimResult result = simulate(trace, config);
+        (policy[1] == 'r' ? m.lru : policy[1] == 'f' ? m.lfu : m.ws) = result.misses;
+        if (result.learner) m.ws_switches = result.learner->switches;
     }
     return m;
 }
