@@ -1,9 +1,9 @@
-// The learner on traces that pollute LFU (docs/tier.md, "LFU pollution"): copies of the shared
-// trace one after the other, each with fresh object ids, so that LFU keeps the old copies' frequent
-// objects, which are never asked for again, and evicts the new copy's objects as they arrive. LFU's
-// victims are not asked for again within an epoch, so the weights never move; the shadow switch
-// must take the learner to LRU. Before it, the learner stayed with LFU: +9.6 % (8 copies, 512 MiB)
-// and +10.7 % (4 copies, 1 GiB) over LRU.
+// The learner on traces that pollute LFU (docs/tier-learner-evidence.md, "LFU pollution"): copies
+// of the shared trace one after the other, each with fresh object ids, so that LFU keeps the old
+// copies' frequent objects, which are never asked for again, and evicts the new copy's objects as
+// they arrive. LFU's victims are not asked for again within an epoch, so the weights never move;
+// the shadow switch must take the learner to LRU. Before it, the learner stayed with LFU: +9.6 % (8
+// copies, 512 MiB) and +10.7 % (4 copies, 1 GiB) over LRU.
 #include "iosig/tier/simulator.hpp"
 #include "learner_compare.hpp"
 #include "trace_fixture.hpp"
@@ -14,7 +14,8 @@
 namespace iosig::tier {
 namespace {
 
-// `copies` copies of `trace`; the ids of copy k are offset by k x 2^40 (as in docs/tier.md).
+// `copies` copies of `trace`; the ids of copy k are offset by k x 2^40 (as in
+// docs/tier-learner-evidence.md).
 Trace copies_with_fresh_ids(const Trace& trace, unsigned copies) {
     Trace out;
     out.source = trace.source + " x" + std::to_string(copies);

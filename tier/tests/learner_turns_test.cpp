@@ -1,8 +1,8 @@
-// The learner when LRU and LFU take turns in the lead (docs/tier.md, "Losing switches"): a zigzag
-// scan, 0, 1, ..., 2000, 1999, ..., 0, 1, ... as in the LIRS Zigzag trace. LRU and LFU miss exactly
-// as often over the whole trace, but each leads for part of every sweep. Every turn looks like a
-// regime change to the weights and to the shadows; before the losing-switch rule the learner
-// followed each one, paid a refill each time and ended 21-28 % over both experts.
+// The learner when LRU and LFU take turns in the lead (docs/tier-learner-evidence.md, "Losing
+// switches"): a zigzag scan, 0, 1, ..., 2000, 1999, ..., 0, 1, ... as in the LIRS Zigzag trace. LRU
+// and LFU miss exactly as often over the whole trace, but each leads for part of every sweep. Every
+// turn looks like a regime change to the weights and to the shadows; before the losing-switch rule
+// the learner followed each one, paid a refill each time and ended 21-28 % over both experts.
 #include "iosig/tier/simulator.hpp"
 #include "learner_compare.hpp"
 

@@ -1,6 +1,6 @@
-// Prefetchers (docs/tier.md, "Prefetch"): the stream identifier cuts misses on strided traffic, the
-// Markov predictor on Markov-patterned traffic, and neither costs more than 1 % of misses on random
-// traffic although their buffer is carved out of the cache.
+// Prefetchers (docs/tier.md, "Prefetchers"): the stream identifier cuts misses on strided traffic,
+// the Markov predictor on Markov-patterned traffic, and neither costs more than 1 % of misses on
+// random traffic although their buffer is carved out of the cache.
 #include "iosig/tier/prefetch.hpp"
 #include "iosig/tier/simulator.hpp"
 #include "iosig/tier/synthetic.hpp"

@@ -37,7 +37,7 @@ for kind in poisson irm switching; do
         table lru,lfu,ws > "$work/$kind.dat"
 done
 
-# 8 copies of the shared trace, ids of copy k offset by k x 2^40 (docs/tier.md, "LFU pollution")
+# 8 copies of the shared trace, ids of copy k offset by k x 2^40 (docs/tier-learner-evidence.md, "LFU pollution")
 python3 - "$shared/data/traces/cloudPhysicsIO.oracleGeneral.bin" "$work/cat8.oracleGeneral.bin" <<'PY'
 import struct, sys
 data = open(sys.argv[1], "rb").read()

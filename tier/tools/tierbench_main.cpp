@@ -1,7 +1,7 @@
 // iosig-tierbench: drive the engine on real files (a home file on a slow mount, the cache on a fast
 // one) with a chosen access pattern, and report the measured time next to the queueing model's
-// prediction (docs/tier.md, "iosig-tierbench"). Run it inside `tests/lab/lab exec` so that the
-// lab's throttled hdd is slow for it.
+// prediction (docs/tier.md, "Measuring on real devices"). Run it inside `tests/lab/lab exec` so
+// that the lab's throttled hdd is slow for it.
 #include "iosig/node_yaml.hpp"
 #include "iosig/tier/engine.hpp"
 #include "iosig/tier/queueing.hpp"

@@ -1,5 +1,6 @@
 // iosig-tiersim: replay a block or object trace through a simulated cache and report misses, miss
-// ratio, byte miss ratio, prefetch accuracy and simulation speed (docs/tier.md, "iosig-tiersim").
+// ratio, byte miss ratio, prefetch accuracy and simulation speed (docs/tier.md, "Simulating a
+// trace").
 #include "hindsight_report.hpp"
 #include "iosig/tier/hindsight.hpp"
 #include "iosig/tier/simulator.hpp"

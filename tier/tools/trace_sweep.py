@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-# The learner against the better of LRU and LFU on any traces (docs/tier.md, "Real traces it was
-# never tuned on"): each trace at cache sizes of 1 .. 80 % of its working set. Prints, per trace,
+# The learner against the better of LRU and LFU on any traces (docs/tier-learner-evidence.md, "Real
+# traces it was never tuned on"): each trace at cache sizes of 1 .. 80 % of its working set. Prints, per trace,
 # the sizes where ws is more than 1 % worse than min(lru, lfu), then a summary (cases over 1 %,
 # worst, mean of ws / min(lru, lfu) - 1).
 # Usage: trace_sweep.py path/to/iosig-tiersim TRACE... [-- extra iosig-tiersim options]

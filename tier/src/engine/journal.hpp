@@ -1,6 +1,6 @@
 // The metadata journal beside the cache file (<cache file>.journal): an append-only log of which
 // slot holds which dirty line of which home file, so that recovery after a crash finds every dirty
-// line still in the cache file and writes it home (docs/tier.md, "Durability and recovery").
+// line still in the cache file and writes it home (docs/tier.md, "The journal and crash recovery").
 //
 // Records: {u32 crc32(type..payload), u16 type, u16 length, payload}. Replay stops at the first
 // record whose length or checksum is wrong (a torn append at the moment of the crash).

@@ -4,7 +4,7 @@
 // A switch to expert E evicts first the lines the real cache holds and E's shadow does not (E's
 // "outside" lines). Each of them costs a miss only if it is asked for again; under LFU pollution
 // (a long trace whose popular objects change) most are dead, and counting all of them as the cost
-// keeps the learner with a polluted LFU for good (docs/tier.md, "LFU pollution").
+// keeps the learner with a polluted LFU for good (docs/tier-learner-evidence.md, "LFU pollution").
 //
 // The estimate is a survival analysis of the outside lines by age, in epochs since they left the
 // shadow, with log2 age buckets. Per bucket b it keeps the exposure E_b (line-epochs spent outside

@@ -187,16 +187,16 @@ void WeightSharingPolicy::end_epoch() {
 // The shadow switch. The weights move only when an expert mispredicts a THRESHOLD share of an
 // epoch's misses, and a polluted LFU never does: its victims are new objects, asked for again only
 // after the epoch. On long traces whose popular objects change, LFU keeps the old ones and missed
-// up to 67 % more than LRU, and the learner stayed with it (docs/tier.md, "LFU pollution"). So the
-// shadows alone may also switch the learner between LRU and LFU, under a stricter ski rental: the
-// new expert's shadow must have missed less over the last epochs and saved shadow_switch_refills
-// times the cost of the switch since the last one, where the cost counts only the lines it would
-// drop that are likely to be asked for again (live_refill.hpp; counting all of them, as the
-// weights' rule does, never lets this switch happen under pollution, where those lines are dead).
-// Not before shadow_switch_turnovers cache turnovers after the first verdict: until the lines have
-// been outside for that long, the estimate has not seen them come back (at 12 refills but from the
-// first verdict on, the learner lost 5-6 % at 592 and 640-672 MiB on the shared trace in object
-// mode).
+// up to 67 % more than LRU, and the learner stayed with it (docs/tier-learner-evidence.md, "LFU
+// pollution"). So the shadows alone may also switch the learner between LRU and LFU, under a
+// stricter ski rental: the new expert's shadow must have missed less over the last epochs and saved
+// shadow_switch_refills times the cost of the switch since the last one, where the cost counts only
+// the lines it would drop that are likely to be asked for again (live_refill.hpp; counting all of
+// them, as the weights' rule does, never lets this switch happen under pollution, where those lines
+// are dead). Not before shadow_switch_turnovers cache turnovers after the first verdict: until the
+// lines have been outside for that long, the estimate has not seen them come back (at 12 refills
+// but from the first verdict on, the learner lost 5-6 % at 592 and 640-672 MiB on the shared trace
+// in object mode).
 int WeightSharingPolicy::shadow_switch_target(int current, double evidence_factor) const {
     if (config_.shadow_switch_refills <= 0 || !first_verdict_given_) return current;
     const double turnover_epochs =

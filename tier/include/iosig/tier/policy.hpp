@@ -84,21 +84,24 @@ struct PolicyConfig {
     double learning_rate = 2.0; // w_e *= exp(-learning_rate * loss_e) at the end of an epoch
     double share = 0.01;        // fixed share: w_e = (1-share) w_e + share * mean(w)
     // Decisive switches (no ski rental) only this many epochs after the first verdict; later
-    // switches must pay for their refill first (docs/tier.md, "Decisive only early").
+    // switches must pay for their refill first (docs/tier-learner-evidence.md, "Decisive only
+    // early").
     unsigned decisive_epochs = 128;
     // A switch the weights propose that is not decisive waits until the new expert's shadow has
-    // saved this many times its refill (ski rental with a margin; docs/tier.md, "Switch cost
-    // rule").
+    // saved this many times its refill (ski rental with a margin; docs/tier-learner-evidence.md,
+    // "Switch cost rule").
     double refill_margin = 1.25;
-    // The shadow switch (docs/tier.md, "LFU pollution"): with the weights silent, switch to the
-    // expert whose shadow has saved this many times the estimated live refill since the last
-    // switch (0 = never), once this many cache turnovers have passed since the first verdict.
+    // The shadow switch (docs/tier-learner-evidence.md, "LFU pollution"): with the weights silent,
+    // switch to the expert whose shadow has saved this many times the estimated live refill since
+    // the last switch (0 = never), once this many cache turnovers have passed since the first
+    // verdict.
     double shadow_switch_refills = 12;
     double shadow_switch_turnovers = 2;
-    // Losing switches (docs/tier.md, "Losing switches"): when the learner switches again, the
-    // previous switch is judged: if the expert it left would have missed less since (its shadow
-    // against the real cache), the evidence every later switch needs is multiplied by this factor;
-    // if it paid, divided by it, down to 1. Decisive switches are allowed only at 1. 1 = off.
+    // Losing switches (docs/tier-learner-evidence.md, "Losing switches"): when the learner switches
+    // again, the previous switch is judged: if the expert it left would have missed less since (its
+    // shadow against the real cache), the evidence every later switch needs is multiplied by this
+    // factor; if it paid, divided by it, down to 1. Decisive switches are allowed only at 1.
+    // 1 turns the rule off.
     double losing_switch_factor = 2;
 
     // LeCaR (HotStorage'18; NOTES.md): learning rate, discount^(1/N), weight clamp.
