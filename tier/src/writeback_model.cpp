@@ -2,61 +2,181 @@
 #include "iosig/tier/writeback_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace iosig::tier {
+namespace {
 
-std::uint64_t expected_writebacks(const Trace& trace, double seconds,
-                                  const WritebackModelConfig& config) {
+// The flusher of engine_flush.cpp as a single server: it looks for work at its wake-ups, runs
+// batches back to back while there is work, and sleeps to the next wake-up when there is none.
+class FlusherReplay {
+public:
+    explicit FlusherReplay(const WritebackModelConfig& config)
+        : config_(config), tick_(std::clamp(config.writeback_delay / 2, 0.005, 1.0)),
+          next_check_(tick_) {}
+
+    // Everything the flusher does before `until`.
+    void run_until(double until) {
+        while (true) {
+            if (in_flight_ && batch_end_ <= until) {
+                complete_batch();
+                continue;
+            }
+            if (in_flight_ || next_check_ > until) return;
+            check(next_check_);
+        }
+    }
+
+    // A writer at `now` waits while more than max_dirty_lines are dirty; it wakes the flusher,
+    // which then writes lines back regardless of their age. Returns when the writer may go on.
+    double wait_for_room(double now) {
+        writer_waiting_ = true;
+        while (dirty_.size() > config_.max_dirty_lines) {
+            if (!in_flight_) next_check_ = std::min(next_check_, now);
+            const double ready = in_flight_ ? batch_end_ : next_check_;
+            if (ready > now) {
+                writer_wait_ += ready - now;
+                now = ready;
+            }
+            run_until(now);
+        }
+        writer_waiting_ = false;
+        return now;
+    }
+
+    void dirty(std::uint64_t line, double now) {
+        const auto [it, fresh] = dirty_.try_emplace(line, DirtyLine{now, ++periods_, 0});
+        if (fresh)
+            fifo_.emplace_back(line, it->second.period);
+        else
+            ++it->second.generation; // a rewrite: a write-back in flight no longer cleans it
+    }
+
+    // close: the batch in flight completes, then every dirty line is written home.
+    WritebackEstimate close(double now) {
+        run_until(now);
+        double end = now;
+        if (in_flight_) {
+            end = std::max(end, batch_end_);
+            complete_batch();
+        }
+        const std::uint64_t rest = dirty_.size();
+        const std::uint64_t depth = std::max(1u, config_.queue_depth);
+        const std::uint64_t batches = (rest + depth - 1) / depth;
+        writebacks_ += rest;
+        syncs_ += batches;
+        end += duration(rest + batches);
+        return WritebackEstimate{writebacks_, syncs_, writer_wait_, end};
+    }
+
+    double writer_wait() const { return writer_wait_; }
+
+private:
+    struct DirtyLine {
+        double since;             // when its dirty period began
+        std::uint64_t period;     // which dirty period: tells current FIFO entries from stale
+        std::uint64_t generation; // rewrites since
+    };
+
+    // Device time for `ios` write IOs (line write-backs and syncs).
+    double duration(std::uint64_t ios) const {
+        return config_.writeback_rate > 0 ? static_cast<double>(ios) / config_.writeback_rate : 0.0;
+    }
+
+    // One look for work at time t: a batch of the oldest lines, ripe ones only unless under
+    // pressure; none, and the flusher sleeps to its next wake-up.
+    void check(double t) {
+        const bool pressure = dirty_.size() * 2 > config_.max_dirty_lines || writer_waiting_;
+        batch_.clear();
+        std::size_t looked = 0;
+        while (!fifo_.empty() && batch_.size() < std::max(1u, config_.queue_depth) &&
+               looked < fifo_.size()) {
+            const auto [line, period] = fifo_.front();
+            const auto it = dirty_.find(line);
+            if (it == dirty_.end() || it->second.period != period) { // cleaned since: stale entry
+                fifo_.pop_front();
+                continue;
+            }
+            if (!pressure && it->second.since > t - config_.writeback_delay) break; // oldest first
+            fifo_.pop_front();
+            fifo_.emplace_back(line, period); // dropped as stale once the line is clean
+            batch_.emplace_back(line, it->second.generation);
+            ++looked;
+        }
+        if (batch_.empty()) {
+            next_check_ = (std::floor(t / tick_) + 1) * tick_;
+            return;
+        }
+        writebacks_ += batch_.size();
+        ++syncs_;
+        in_flight_ = true;
+        batch_end_ = t + duration(batch_.size() + 1); // the lines, then the home file's sync
+        next_check_ = batch_end_;
+    }
+
+    // The batch's lines are clean unless they were written again while it was in flight; those
+    // start a new dirty period when the batch completes.
+    void complete_batch() {
+        for (const auto& [line, generation] : batch_) {
+            const auto it = dirty_.find(line);
+            if (it == dirty_.end()) continue;
+            if (it->second.generation == generation) {
+                dirty_.erase(it);
+            } else {
+                it->second.since = batch_end_;
+                it->second.period = ++periods_;
+                fifo_.emplace_back(line, it->second.period);
+            }
+        }
+        in_flight_ = false;
+    }
+
+    const WritebackModelConfig& config_;
+    const double tick_;
+    double next_check_;
+    bool in_flight_ = false;
+    double batch_end_ = 0;
+    bool writer_waiting_ = false;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> batch_; // line, generation at its start
+    std::deque<std::pair<std::uint64_t, std::uint64_t>> fifo_;   // line, period; oldest first
+    std::unordered_map<std::uint64_t, DirtyLine> dirty_;
+    std::uint64_t periods_ = 0;
+    std::uint64_t writebacks_ = 0;
+    std::uint64_t syncs_ = 0;
+    double writer_wait_ = 0;
+};
+
+} // namespace
+
+WritebackEstimate estimate_writebacks(const Trace& trace, double seconds,
+                                      const WritebackModelConfig& config) {
     if (trace.kind != TraceKind::blocks)
         throw std::invalid_argument("the write-back model needs a block trace");
     if (config.line_size == 0 || config.max_dirty_lines == 0)
         throw std::invalid_argument("line size and dirty bound must be > 0");
+    if (!(config.writeback_rate >= 0))
+        throw std::invalid_argument("the write-back rate must be >= 0");
     const double step =
         trace.requests.empty() ? 0 : seconds / static_cast<double>(trace.requests.size());
-    // Dirty lines, oldest first, with the time each became dirty; a line is in `dirty_since`
-    // exactly while it is dirty, and its FIFO entry is current when the times agree.
-    std::deque<std::pair<std::uint64_t, double>> fifo;
-    std::unordered_map<std::uint64_t, double> dirty_since;
-    std::uint64_t writebacks = 0;
-    // One wake of the flusher: batches of the oldest lines, ripe ones only unless under pressure.
-    const auto flush = [&](double now) {
-        while (true) {
-            const bool pressure = dirty_since.size() * 2 > config.max_dirty_lines;
-            unsigned batch = 0;
-            while (!fifo.empty() && batch < std::max(1u, config.queue_depth)) {
-                const auto [line, since] = fifo.front();
-                const auto it = dirty_since.find(line);
-                if (it == dirty_since.end() || it->second != since) { // stale entry
-                    fifo.pop_front();
-                    continue;
-                }
-                if (!pressure && since > now - config.writeback_delay) break;
-                fifo.pop_front();
-                dirty_since.erase(it);
-                ++writebacks;
-                ++batch;
-            }
-            if (batch == 0) return;
-        }
-    };
-    const double tick = std::clamp(config.writeback_delay / 2, 0.005, 1.0);
-    double next_wake = tick;
+    FlusherReplay flusher(config);
+    double now = 0;
     for (std::size_t i = 0; i < trace.requests.size(); ++i) {
-        const double now = static_cast<double>(i) * step;
-        for (; next_wake <= now; next_wake += tick)
-            flush(next_wake);
+        // A writer's wait delays every later request.
+        now = static_cast<double>(i) * step + flusher.writer_wait();
+        flusher.run_until(now);
         const Request& r = trace.requests[i];
         if (!r.write) continue;
+        now = flusher.wait_for_room(now);
         for (std::uint64_t line = r.id / config.line_size; line * config.line_size < r.id + r.size;
-             ++line) {
-            if (dirty_since.emplace(line, now).second) fifo.emplace_back(line, now);
-        }
-        if (dirty_since.size() > config.max_dirty_lines) flush(now); // the writer waits for room
+             ++line)
+            flusher.dirty(line, now);
     }
-    return writebacks + dirty_since.size(); // close writes the rest home
+    return flusher.close(now);
 }
 
 } // namespace iosig::tier

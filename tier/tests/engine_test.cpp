@@ -14,6 +14,17 @@ using test_support::ScratchDir;
 using test_support::small_config;
 using test_support::write_file;
 
+// Reads `lines` 4 KiB lines one by one from the start, thinking `think_us` after each.
+std::vector<char> scan_lines(TierCache& tier, int h, std::size_t lines, useconds_t think_us) {
+    std::vector<char> got(lines * 4096);
+    for (std::size_t line = 0; line < lines; ++line) {
+        EXPECT_EQ(tier.pread(h, got.data() + line * 4096, 4096, static_cast<off_t>(line * 4096)),
+                  4096);
+        usleep(think_us);
+    }
+    return got;
+}
+
 std::vector<char> read_all(TierCache& tier, int h) {
     std::vector<char> v(static_cast<std::size_t>(tier.file_size(h)));
     EXPECT_EQ(tier.pread(h, v.data(), v.size(), 0), static_cast<ssize_t>(v.size()));
@@ -296,17 +307,65 @@ TEST(Engine, PrefetchedLinesArePromotedOnUse) {
     config.prefetch_lines = 16;
     auto tier = TierCache::open(config);
     const int h = tier->open_file(home, O_RDONLY);
-    std::vector<char> got(data.size());
-    for (std::size_t line = 0; line < 256; ++line) {
-        ASSERT_EQ(tier->pread(h, got.data() + line * 4096, 4096, static_cast<off_t>(line * 4096)),
-                  4096);
-        usleep(200); // think time: the prefetcher works between demand misses
-    }
-    EXPECT_EQ(got, data);
+    // Think time: the prefetcher works between demand misses.
+    EXPECT_EQ(scan_lines(*tier, h, 256, 200), data);
     const TierStats s = tier->stats();
     EXPECT_GT(s.prefetches_issued, 100u);
     EXPECT_GT(s.prefetch_hits, 100u);
     EXPECT_LT(s.fills, 128u) << "most lines came from the prefetch buffer, not a demand read";
+}
+
+// A demand miss on the line the prefetcher is reading waits for that read: each line of a
+// sequential scan comes from the home file once, read by the program or by the prefetcher.
+TEST(Engine, ADemandMissWaitsForThePrefetchOfItsLine) {
+    ScratchDir dir;
+    const auto home = dir / "scan.dat";
+    const auto data = pattern(128 * 4096, 15);
+    write_file(home, data);
+    auto config = small_config(dir, 256);
+    config.prefetch = "stream";
+    config.prefetch_lines = 16;
+    config.faults = std::make_shared<IoFaults>();
+    // A slow home device and a think time shorter than a read: the prefetcher starts reading the
+    // next line while the program thinks, and the program's miss on it arrives before it is done.
+    config.faults->slow_down_reads(FileRole::home, std::chrono::milliseconds(2));
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(home, O_RDONLY);
+    const std::uint64_t reads_before = config.faults->reads(FileRole::home);
+    EXPECT_EQ(scan_lines(*tier, h, 128, 500), data);
+    EXPECT_EQ(config.faults->reads(FileRole::home) - reads_before, 128u)
+        << "some line was read from the home file twice";
+    const TierStats s = tier->stats();
+    EXPECT_GT(s.prefetch_hits, 0u) << "the prefetcher never got ahead of the program";
+    EXPECT_EQ(s.fills + s.prefetch_hits, 128u);
+}
+
+// A line written again while its write-back is in flight starts a new dirty period when the
+// write-back completes: a hot line goes home about once per writeback_delay, not back to back at
+// the home device's full rate (which took 40+ write-backs of one line per second here).
+TEST(Engine, ALineWrittenAgainDuringItsWriteBackWaitsANewDelay) {
+    ScratchDir dir;
+    auto config = small_config(dir);
+    config.writeback_delay = 0.1;
+    config.faults = std::make_shared<IoFaults>();
+    config.faults->slow_down(FileRole::home, std::chrono::milliseconds(20));
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(dir / "hot.dat", O_RDWR | O_CREAT);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 500; ++i) {
+        const auto data = pattern(4096, static_cast<unsigned>(i));
+        ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0), 4096);
+        usleep(2000);
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::uint64_t writebacks = tier->stats().writebacks;
+    EXPECT_GE(writebacks, 2u) << "the flusher writes the line home while it is being written";
+    EXPECT_LE(writebacks, static_cast<std::uint64_t>(seconds / config.writeback_delay) + 1)
+        << "in " << seconds << " s";
+    const auto last = pattern(4096, 499);
+    ASSERT_EQ(tier->close(h), 0);
+    EXPECT_EQ(read_file(dir / "hot.dat"), last);
 }
 
 TEST(Engine, WriteBackUsesIoUringAndNumaPlacedStaging) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <stdexcept>
+#include <vector>
 
 namespace iosig::tier {
 namespace {
@@ -22,11 +23,11 @@ TEST(WritebackModel, ALineWrittenAgainAndAgainCostsOneWriteBackPerDelay) {
     const Trace hundred = writes_to({0}, 100);
     const WritebackModelConfig config; // 4 KiB lines, 0.5 s delay, flusher every 0.25 s
     // Over 1 s: dirty at 0, written home at the 0.5 s wake-up, dirty again, written at close.
-    EXPECT_EQ(expected_writebacks(hundred, 1.0, config), 2u);
+    EXPECT_EQ(estimate_writebacks(hundred, 1.0, config).writebacks, 2u);
     // Over 10 s: a write-back every 0.5 s.
-    EXPECT_EQ(expected_writebacks(hundred, 10.0, config), 20u);
+    EXPECT_EQ(estimate_writebacks(hundred, 10.0, config).writebacks, 20u);
     // All at once: one dirty period, written at close.
-    EXPECT_EQ(expected_writebacks(hundred, 0.0, config), 1u);
+    EXPECT_EQ(estimate_writebacks(hundred, 0.0, config).writebacks, 1u);
 }
 
 TEST(WritebackModel, PressureOnTheDirtyBoundWritesLinesBackEarly) {
@@ -34,18 +35,59 @@ TEST(WritebackModel, PressureOnTheDirtyBoundWritesLinesBackEarly) {
     config.max_dirty_lines = 4;
     // Ten lines dirtied at once: the writer that finds five dirty wakes the flusher, which writes
     // all five back (more than half the bound); then the next five; nothing is left for close.
-    EXPECT_EQ(expected_writebacks(writes_to({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), 0.0, config), 10u);
+    EXPECT_EQ(
+        estimate_writebacks(writes_to({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), 0.0, config).writebacks,
+        10u);
     // Rewriting the same four lines never crosses the bound: four write-backs at close.
-    EXPECT_EQ(expected_writebacks(writes_to({1, 2, 3, 4}, 25), 0.0, config), 4u);
+    EXPECT_EQ(estimate_writebacks(writes_to({1, 2, 3, 4}, 25), 0.0, config).writebacks, 4u);
+}
+
+TEST(WritebackModel, WritersWaitForASlowFlusherUnderTheDirtyBound) {
+    WritebackModelConfig config;
+    config.max_dirty_lines = 4;
+    config.writeback_rate = 10; // write IOs per second
+    std::vector<std::uint64_t> lines(100);
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        lines[i] = i;
+    Trace t;
+    t.kind = TraceKind::blocks;
+    for (const std::uint64_t line : lines)
+        t.requests.push_back(Request{line * 4096, 4096, true});
+    // All 100 writes at once: the writer that finds five dirty wakes the flusher and waits for its
+    // batch, five write-backs and a sync, 0.6 s; 19 times, then close writes the last five.
+    const WritebackEstimate e = estimate_writebacks(t, 0.0, config);
+    EXPECT_EQ(e.writebacks, 100u);
+    EXPECT_EQ(e.syncs, 20u);
+    EXPECT_NEAR(e.writer_wait, 19 * 0.6, 1e-9);
+    EXPECT_NEAR(e.seconds, 20 * 0.6, 1e-9);
+}
+
+TEST(WritebackModel, ASlowHomeDeviceLetsLinesAbsorbMoreRewrites) {
+    // Eight lines written round and round for 10 s, each every 0.1 s.
+    const Trace t = writes_to({0, 1, 2, 3, 4, 5, 6, 7}, 100);
+    WritebackModelConfig fast;
+    WritebackModelConfig slow = fast;
+    slow.writeback_rate = 4; // a batch of eight lines and its sync take 2.25 s
+    const WritebackEstimate unlimited = estimate_writebacks(t, 10.0, fast);
+    const WritebackEstimate limited = estimate_writebacks(t, 10.0, slow);
+    // Without a limit every line goes home at the first wake-up after it ripens: at least one
+    // write-back per line and 0.75 s.
+    EXPECT_GE(unlimited.writebacks, 8u * 10 / 0.75);
+    // With one, lines stay dirty while the flusher works and are rewritten meanwhile: fewer
+    // write-backs (40 against 124), in fewer and fuller batches (9 syncs against 39).
+    EXPECT_LT(limited.writebacks, unlimited.writebacks / 2);
+    EXPECT_LT(limited.syncs * 3, unlimited.syncs);
+    EXPECT_GT(limited.seconds, 10.0) << "close waits for the flusher";
+    EXPECT_EQ(limited.writer_wait, 0.0) << "eight dirty lines never reach the bound of 64";
 }
 
 TEST(WritebackModel, ReadsCostNothingAndARequestDirtiesEveryLineItTouches) {
     Trace t = writes_to({0}, 1, 3 * 4096); // lines 0, 1, 2
     t.requests.push_back(Request{100 * 4096, 4096, false});
-    EXPECT_EQ(expected_writebacks(t, 1.0, WritebackModelConfig{}), 3u);
+    EXPECT_EQ(estimate_writebacks(t, 1.0, WritebackModelConfig{}).writebacks, 3u);
     Trace objects = t;
     objects.kind = TraceKind::objects;
-    EXPECT_THROW(expected_writebacks(objects, 1.0, WritebackModelConfig{}), std::invalid_argument);
+    EXPECT_THROW(estimate_writebacks(objects, 1.0, WritebackModelConfig{}), std::invalid_argument);
 }
 
 } // namespace

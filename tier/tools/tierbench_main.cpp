@@ -6,7 +6,7 @@
 #include "iosig/tier/engine.hpp"
 #include "iosig/tier/queueing.hpp"
 #include "iosig/tier/simulator.hpp"
-#include "iosig/tier/writeback_model.hpp"
+#include "iosig/tier/tier_prediction.hpp"
 #include "iosig/units.hpp"
 
 #include <CLI/CLI.hpp>
@@ -236,9 +236,12 @@ int main(int argc, char** argv) {
         sim.line_size = line_size;
         sim.prefetch = prefetch;
         const SimResult predicted = simulate(trace, sim);
+        // Tier 2 reads: demand fills, and every line the prefetcher fetched (used or not).
         const std::uint64_t fills =
             predicted.read_misses + (io_size % line_size != 0 ? predicted.write_misses : 0);
-        out["model"] = {{"misses", predicted.misses}, {"fills", fills}};
+        out["model"] = {{"misses", predicted.misses},
+                        {"fills", fills},
+                        {"prefetches", predicted.prefetches_issued}};
         if (!node_file.empty()) {
             const auto loaded = iosig::load_node_files({node_file});
             if (!loaded.ok()) {
@@ -249,9 +252,6 @@ int main(int argc, char** argv) {
             const bool random = pattern != "sequential";
             const TierRates rates = tier_rates(*loaded.node, config.cache_file.parent_path(),
                                                home.parent_path(), line_size, random);
-            // The write-backs depend on how long the run takes (the flusher writes a line home
-            // once it has been dirty for writeback_delay) and the time on the write-backs: iterate
-            // to the fixed point, from the time without write-backs.
             WritebackModelConfig writeback;
             writeback.line_size = line_size;
             writeback.max_dirty_lines =
@@ -259,31 +259,29 @@ int main(int argc, char** argv) {
                                        : std::max<std::uint64_t>(1, cache_size / line_size / 4);
             writeback.writeback_delay = config.writeback_delay;
             writeback.queue_depth = config.queue_depth;
-            const std::uint64_t line_refs_per_request = (io_size + line_size - 1) / line_size;
-            ProcessLoad load{reads * line_refs_per_request, writes * line_refs_per_request, fills,
-                             0};
-            CompletionTime t = completion_time({load}, rates);
-            for (int i = 0; i < 50 && writes > 0; ++i) {
-                load.tier2_writes = expected_writebacks(trace, t.seconds, writeback);
-                const double before = t.seconds;
-                t = completion_time({load}, rates);
-                if (std::abs(t.seconds - before) <= 1e-4 * before) break;
-            }
+            const TierPrediction p =
+                predict_tier_time(trace, fills + predicted.prefetches_issued, rates, writeback);
             const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
             const iosig::Device* slow_device = loaded.node->find_device(slow->device);
             const double direct =
                 double(reads) / service_rate(*slow_device, io_size, true, random) +
                 double(writes) / service_rate(*slow_device, io_size, false, random);
-            out["model"]["writebacks"] = load.tier2_writes;
+            out["model"]["writebacks"] = p.writeback.writebacks;
+            out["model"]["home_syncs"] = p.writeback.syncs;
+            out["model"]["writer_wait_seconds"] = p.writeback.writer_wait;
+            out["model"]["flusher_seconds"] = p.writeback.seconds;
+            out["model"]["writeback_share"] = p.writeback_share;
             out["model"]["rates"] = {
                 {"tier1_read", rates.tier1_read},
                 {"tier1_write", rates.tier1_write},
                 {"tier2_read", rates.tier2_read},
                 {"tier2_write", rates.tier2_write},
                 {"tier2_independent_read_write", rates.tier2_independent_read_write}};
-            out["model"]["tier_seconds"] = t.seconds;
-            out["model"]["hit_seconds"] = t.hit[0];
-            out["model"]["miss_seconds"] = t.miss[0];
+            // The later of Eqs. 1-4 and the flusher's replay (tier_prediction.hpp).
+            out["model"]["queueing_seconds"] = p.queueing.seconds;
+            out["model"]["tier_seconds"] = p.seconds;
+            out["model"]["hit_seconds"] = p.queueing.hit[0];
+            out["model"]["miss_seconds"] = p.queueing.miss[0];
             out["model"]["direct_seconds"] = direct;
         }
         if (mode != "tier") out["measured"]["direct_seconds"] = run_direct(home, ops, io_size);

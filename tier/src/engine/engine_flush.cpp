@@ -169,6 +169,14 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
                             result[i - begin] = static_cast<int>(record);
                         else
                             m.clean_record = record;
+                    } else {
+                        // Written again during its write-back: what is dirty now is new data, so
+                        // a new dirty period starts (as Linux's redirty_tail does). Keeping the
+                        // old start made the line ripe at once and the flusher wrote a hot line
+                        // home back to back, one batch after another, at the device's full rate.
+                        m.dirty_token = ++dirty_tokens_;
+                        m.dirty_since = now();
+                        dirty_fifo_.emplace_back(snap.slot, m.dirty_token);
                     }
                 } else if (first_error == 0) {
                     first_error = result[i - begin];

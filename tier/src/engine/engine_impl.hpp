@@ -20,6 +20,7 @@
 #include <deque>
 #include <liburing.h>
 #include <map>
+#include <optional>
 #include <shared_mutex>
 #include <thread>
 #include <unordered_map>
@@ -192,6 +193,10 @@ private:
     std::deque<std::pair<std::uint32_t, std::uint64_t>> prefetch_queue_;
     std::unordered_map<Key, Prefetched> prefetched_;
     std::size_t prefetch_in_flight_ = 0;
+    // The line the worker is reading now, and a signal when it is done: a demand miss on that line
+    // waits for the read instead of reading the line a second time.
+    std::optional<Key> prefetch_reading_;
+    std::condition_variable prefetch_done_;
     std::uint64_t demand_misses_ = 0;
     std::atomic<int> demand_in_flight_{0};
     std::thread prefetcher_;

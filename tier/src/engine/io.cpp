@@ -52,6 +52,7 @@ bool File::aligned(const void* buffer, std::size_t count, off_t offset) const {
 }
 
 ssize_t File::pread(void* buffer, std::size_t count, off_t offset) {
+    if (faults_) faults_->before_read(role_);
     const int fd = direct_ && aligned(buffer, count, offset) ? fd_ : buffered_fd_;
     std::size_t done = 0;
     while (done < count) {
@@ -133,13 +134,32 @@ void IoFaults::clear_failures() {
 
 std::uint64_t IoFaults::writes(FileRole role) const {
     std::lock_guard lock(mutex_);
-    const auto it = writes_.find(role);
-    return it == writes_.end() ? 0 : it->second;
+    return writes_.contains(role) ? writes_.at(role) : 0;
 }
 
 void IoFaults::slow_down(FileRole role, std::chrono::microseconds delay) {
     std::lock_guard lock(mutex_);
     delay_[role] = delay;
+}
+
+std::uint64_t IoFaults::reads(FileRole role) const {
+    std::lock_guard lock(mutex_);
+    return reads_.contains(role) ? reads_.at(role) : 0;
+}
+
+void IoFaults::slow_down_reads(FileRole role, std::chrono::microseconds delay) {
+    std::lock_guard lock(mutex_);
+    read_delay_[role] = delay;
+}
+
+void IoFaults::before_read(FileRole role) {
+    std::chrono::microseconds delay{0};
+    {
+        std::lock_guard lock(mutex_);
+        ++reads_[role];
+        if (const auto it = read_delay_.find(role); it != read_delay_.end()) delay = it->second;
+    }
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);
 }
 
 int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int buffered_fd,

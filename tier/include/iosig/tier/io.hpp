@@ -70,6 +70,9 @@ public:
     // Every write to files of `role` waits this long first (a slow device, to widen race windows).
     void slow_down(FileRole role, std::chrono::microseconds delay);
     std::uint64_t writes(FileRole role) const;
+    // The same for reads (never failed: a crash loses writes, not reads).
+    void slow_down_reads(FileRole role, std::chrono::microseconds delay);
+    std::uint64_t reads(FileRole role) const;
 
     // Simulates a power loss: every write not covered by a later fdatasync of its file is lost or
     // kept, independently per 4 KiB block (probability 1/2, from `seed`); a file that grew since
@@ -90,11 +93,14 @@ private:
     int before_write(FileRole role, const std::filesystem::path& path, int buffered_fd,
                      std::size_t count, off_t offset);
     int before_sync(FileRole role);
+    void before_read(FileRole role);
     void after_sync(const std::filesystem::path& path, int buffered_fd);
 
     mutable std::mutex mutex_;
     std::map<FileRole, std::uint64_t> writes_;
     std::map<FileRole, std::chrono::microseconds> delay_;
+    std::map<FileRole, std::uint64_t> reads_;
+    std::map<FileRole, std::chrono::microseconds> read_delay_;
     std::uint64_t counted_ = 0;
     std::uint64_t fail_at_ = 0; // 0 = never
     std::set<FileRole> fail_roles_;

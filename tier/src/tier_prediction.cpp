@@ -1,0 +1,49 @@
+// Eqs. 1-4 and the flusher's replay combined (tier_prediction.hpp).
+#include "iosig/tier/tier_prediction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace iosig::tier {
+
+TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
+                                 const TierRates& rates, WritebackModelConfig writeback) {
+    if (trace.kind != TraceKind::blocks)
+        throw std::invalid_argument("the tier's time needs a block trace");
+    if (writeback.line_size == 0) throw std::invalid_argument("line size must be > 0");
+    // Every line a request touches is served by tier 1 (n_i,r and n_i,w count line references).
+    ProcessLoad load{0, 0, tier2_reads, 0};
+    bool any_write = false;
+    for (const Request& r : trace.requests) {
+        const std::uint64_t first = r.id / writeback.line_size;
+        const std::uint64_t last =
+            (r.id + std::max<std::uint64_t>(r.size, 1) - 1) / writeback.line_size;
+        (r.write ? load.writes : load.reads) += last - first + 1;
+        any_write = any_write || r.write;
+    }
+    TierPrediction p;
+    p.queueing = completion_time({load}, rates);
+    p.foreground_seconds = p.queueing.seconds;
+    if (any_write) {
+        // A device with one budget for both directions: iterate on the share of its time the
+        // fills leave the flusher.
+        double share = 1;
+        for (int i = 0; i < 20; ++i) {
+            writeback.writeback_rate = rates.tier2_write * share;
+            p.writeback = estimate_writebacks(trace, p.foreground_seconds, writeback);
+            p.writeback_share = share;
+            load.tier2_writes = p.writeback.writebacks + p.writeback.syncs;
+            p.queueing = completion_time({load}, rates);
+            if (rates.tier2_independent_read_write || p.queueing.seconds <= 0) break;
+            const double fill_seconds = static_cast<double>(load.tier2_reads) / rates.tier2_read;
+            const double next = std::max(0.05, 1 - fill_seconds / p.queueing.seconds);
+            if (std::abs(next - share) < 1e-3) break;
+            share = next;
+        }
+    }
+    p.seconds = std::max(p.queueing.seconds, p.writeback.seconds);
+    return p;
+}
+
+} // namespace iosig::tier

@@ -1,0 +1,108 @@
+// The tier's predicted time (tier_prediction.hpp): Eqs. 1-4 on the line references, the flusher's
+// replay for the write-backs, the later of the two, and the flusher's share of a home device that
+// serves reads and writes from one budget.
+#include "iosig/tier/tier_prediction.hpp"
+
+#include <gtest/gtest.h>
+#include <stdexcept>
+
+namespace iosig::tier {
+namespace {
+
+// `count` requests of `size` bytes at line `line + i % lines`, reads or writes.
+Trace requests(std::size_t count, std::uint64_t lines, bool write, std::uint32_t size = 4096) {
+    Trace t;
+    t.kind = TraceKind::blocks;
+    for (std::size_t i = 0; i < count; ++i)
+        t.requests.push_back(Request{(i % lines) * 4096, size, write});
+    return t;
+}
+
+TierRates rates(bool independent) {
+    TierRates r;
+    r.tier1_read = 1000;
+    r.tier1_write = 100;
+    r.tier2_read = 50;
+    r.tier2_write = 100;
+    r.tier2_independent_read_write = independent;
+    return r;
+}
+
+TEST(TierPrediction, ReadsAloneAreEquationsOneToFour) {
+    // 1,000 reads through tier 1 at 1,000/s take 1 s; 100 fills at 50/s take 2 s (Eq. 3: the
+    // later).
+    const TierPrediction p = predict_tier_time(requests(1000, 500, false), 100, rates(true), {});
+    EXPECT_DOUBLE_EQ(p.queueing.hit[0], 1.0);
+    EXPECT_DOUBLE_EQ(p.queueing.miss[0], 2.0);
+    EXPECT_DOUBLE_EQ(p.seconds, 2.0);
+    EXPECT_EQ(p.writeback.writebacks, 0u);
+}
+
+TEST(TierPrediction, EveryLineARequestTouchesIsATierOneReference) {
+    // 500 reads of 8 KiB on 4 KiB lines: 1,000 line references, 1 s at 1,000/s.
+    const TierPrediction p = predict_tier_time(requests(500, 100, false, 8192), 0, rates(true), {});
+    EXPECT_DOUBLE_EQ(p.queueing.hit[0], 1.0);
+}
+
+TEST(TierPrediction, WhatCloseLeavesTheFlusherComesAfterTheForeground) {
+    // 1,000 writes to four lines at 100/s: 10 s of foreground. The home device keeps up, so Eqs.
+    // 1-4 say 10 s; the replay knows that close still writes the last dirty periods home after
+    // that.
+    const TierPrediction p = predict_tier_time(requests(1000, 4, true), 0, rates(true), {});
+    EXPECT_DOUBLE_EQ(p.foreground_seconds, 10.0);
+    EXPECT_DOUBLE_EQ(p.queueing.seconds, 10.0);
+    EXPECT_GT(p.writeback.seconds, 10.0);
+    EXPECT_DOUBLE_EQ(p.seconds, p.writeback.seconds);
+    // Each line goes home once per dirty period: at least the 0.5 s delay, at most that plus the
+    // flusher's 0.25 s between looks, plus the period close ends. A line written again during its
+    // write-back is not ripe again at once (it would be written home back to back, ~800 times).
+    EXPECT_GE(p.writeback.writebacks, 4u * 10 / 0.75);
+    EXPECT_LE(p.writeback.writebacks, 4u * (10 / 0.5 + 1));
+    EXPECT_EQ(p.writeback_share, 1.0);
+}
+
+TEST(TierPrediction, WriteBacksJoinTheMissTermWithTheirSyncs) {
+    // 100 distinct lines written at once, four dirty lines allowed: the writers wait for 19 batches
+    // of five lines and a sync, close writes the last five: 100 write-backs and 20 syncs at 100/s.
+    WritebackModelConfig flusher;
+    flusher.max_dirty_lines = 4;
+    TierRates fast = rates(true);
+    fast.tier1_write = 1e9;
+    const TierPrediction p = predict_tier_time(requests(100, 100, true), 0, fast, flusher);
+    EXPECT_EQ(p.writeback.writebacks, 100u);
+    EXPECT_EQ(p.writeback.syncs, 20u);
+    EXPECT_NEAR(p.queueing.miss[0], 1.2, 1e-9);
+    EXPECT_NEAR(p.writeback.writer_wait, 19 * 0.06, 1e-9);
+    EXPECT_NEAR(p.seconds, 1.2, 1e-6);
+}
+
+TEST(TierPrediction, OneBudgetForBothDirectionsLeavesTheFlusherWhatTheFillsDoNotTake) {
+    // Reads that miss and writes, interleaved: 2,000 requests over 400 lines, 200 fills.
+    Trace mixed = requests(2000, 400, false);
+    for (std::size_t i = 0; i < mixed.requests.size(); i += 2)
+        mixed.requests[i].write = true;
+    const TierPrediction separate = predict_tier_time(mixed, 200, rates(true), {});
+    const TierPrediction shared = predict_tier_time(mixed, 200, rates(false), {});
+    EXPECT_EQ(separate.writeback_share, 1.0);
+    EXPECT_LT(shared.writeback_share, 1.0);
+    // The share is the fixed point: the time the fills leave the home device.
+    const double fill_seconds = 200.0 / 50;
+    EXPECT_NEAR(shared.writeback_share, 1 - fill_seconds / shared.queueing.seconds, 2e-3);
+    // Eq. 2 adds the two directions on one budget and takes the larger with two.
+    const double writes = double(shared.writeback.writebacks + shared.writeback.syncs) / 100;
+    EXPECT_NEAR(shared.queueing.miss[0], fill_seconds + writes, 1e-9);
+    EXPECT_GT(shared.seconds, separate.seconds);
+}
+
+TEST(TierPrediction, NeedsABlockTraceAndALineSize) {
+    Trace objects = requests(10, 10, false);
+    objects.kind = TraceKind::objects;
+    EXPECT_THROW(predict_tier_time(objects, 0, rates(true), {}), std::invalid_argument);
+    WritebackModelConfig no_lines;
+    no_lines.line_size = 0;
+    EXPECT_THROW(predict_tier_time(requests(10, 10, false), 0, rates(true), no_lines),
+                 std::invalid_argument);
+}
+
+} // namespace
+} // namespace iosig::tier
