@@ -8,8 +8,10 @@
 #include <chrono>
 #include <deque>
 #include <fmt/format.h>
+#include <limits>
 #include <stdexcept>
 #include <unordered_set>
+#include <vector>
 
 namespace iosig::tier {
 namespace {
@@ -81,13 +83,32 @@ private:
     detail::FlatMap index_;
 };
 
-void count_miss(SimResult& result, const Reference& ref) {
+// Counts a demand miss; `request` is the index of the trace request `ref` belongs to.
+void count_miss(SimResult& result, const Reference& ref, std::uint64_t line_size,
+                std::size_t request) {
     ++result.misses;
     result.bytes_missed += ref.bytes;
-    if (ref.write)
-        ++result.write_misses;
-    else
+    bool fill = true;
+    if (!ref.write) {
         ++result.read_misses;
+    } else {
+        ++result.write_misses;
+        fill = result.mode == SimMode::block && ref.bytes < line_size;
+        if (fill) ++result.partial_write_misses;
+    }
+    if (fill && !result.request_fills.empty()) ++result.request_fills[request];
+}
+
+// For each reference of `trace` in block mode, the index of its request (as detail::expand splits
+// requests into lines).
+std::vector<std::uint32_t> request_of_references(const Trace& trace, std::uint64_t line_size) {
+    std::vector<std::uint32_t> request_of;
+    for (std::size_t i = 0; i < trace.requests.size(); ++i) {
+        const Request& r = trace.requests[i];
+        for (std::uint64_t line = r.id / line_size; line * line_size < r.id + r.size; ++line)
+            request_of.push_back(static_cast<std::uint32_t>(i));
+    }
+    return request_of;
 }
 
 } // namespace
@@ -136,6 +157,17 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     CacheModel cache(result.capacity, make_policy(config.policy, pc));
 
     const std::vector<Reference> refs = detail::expand(trace, mode, config.line_size);
+    std::vector<std::uint32_t> request_of;
+    if (config.fills_per_request && mode == SimMode::block) {
+        if (trace.requests.size() > std::numeric_limits<std::uint32_t>::max())
+            throw std::invalid_argument("fills per request: too many requests");
+        request_of = request_of_references(trace, config.line_size);
+        result.request_fills.assign(trace.requests.size(), 0);
+    }
+    // The trace request of reference i (0 when not recorded: count_miss then ignores it).
+    const auto request = [&](std::size_t i) -> std::size_t {
+        return request_of.empty() ? 0 : request_of[i];
+    };
     const std::vector<std::int64_t> next =
         policy_is_offline(config.policy) ? next_references(refs) : std::vector<std::int64_t>{};
     result.references = refs.size();
@@ -150,7 +182,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
             if (cache.access(a))
                 ++result.hits;
             else
-                count_miss(result, ref);
+                count_miss(result, ref, config.line_size, request(i));
         }
     } else {
         const auto prefetcher = make_prefetcher(config.prefetch, config.prefetch_config);
@@ -176,7 +208,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                     cache.insert(a);
                 } else {
                     cache.access(a);
-                    count_miss(result, ref);
+                    count_miss(result, ref, config.line_size, request(i));
                 }
                 prefetcher->on_miss_stream(ref.key, candidates);
             }

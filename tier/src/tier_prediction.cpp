@@ -8,30 +8,44 @@
 namespace iosig::tier {
 
 TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
-                                 const TierRates& rates, WritebackModelConfig writeback) {
+                                 const TierRates& rates, WritebackModelConfig writeback,
+                                 const std::vector<std::uint32_t>* request_fills) {
     if (trace.kind != TraceKind::blocks)
         throw std::invalid_argument("the tier's time needs a block trace");
     if (writeback.line_size == 0) throw std::invalid_argument("line size must be > 0");
+    if (request_fills && request_fills->size() != trace.requests.size())
+        throw std::invalid_argument("one fill count per request");
     // Every line a request touches is served by tier 1 (n_i,r and n_i,w count line references).
     ProcessLoad load{0, 0, tier2_reads, 0};
     bool any_write = false;
-    for (const Request& r : trace.requests) {
+    std::vector<double> issue_times;
+    double clock = 0;
+    for (std::size_t i = 0; i < trace.requests.size(); ++i) {
+        const Request& r = trace.requests[i];
         const std::uint64_t first = r.id / writeback.line_size;
         const std::uint64_t last =
             (r.id + std::max<std::uint64_t>(r.size, 1) - 1) / writeback.line_size;
         (r.write ? load.writes : load.reads) += last - first + 1;
         any_write = any_write || r.write;
+        if (request_fills) {
+            issue_times.push_back(clock);
+            clock += static_cast<double>(last - first + 1) /
+                         (r.write ? rates.tier1_write : rates.tier1_read) +
+                     static_cast<double>((*request_fills)[i]) / rates.tier2_read;
+        }
     }
     TierPrediction p;
     p.queueing = completion_time({load}, rates);
-    p.foreground_seconds = p.queueing.seconds;
+    p.foreground_seconds = request_fills ? clock : p.queueing.seconds;
     if (any_write) {
         // A device with one budget for both directions: iterate on the share of its time the
         // fills leave the flusher.
         double share = 1;
         for (int i = 0; i < 20; ++i) {
             writeback.writeback_rate = rates.tier2_write * share;
-            p.writeback = estimate_writebacks(trace, p.foreground_seconds, writeback);
+            p.writeback = request_fills
+                              ? estimate_writebacks(trace, issue_times, writeback)
+                              : estimate_writebacks(trace, p.foreground_seconds, writeback);
             p.writeback_share = share;
             load.tier2_writes = p.writeback.writebacks + p.writeback.syncs;
             p.queueing = completion_time({load}, rates);

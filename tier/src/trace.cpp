@@ -305,6 +305,19 @@ Trace parse_oracle_general(std::string_view bytes, std::string_view name) {
     return trace;
 }
 
+Trace load_trace(const std::filesystem::path& file, std::string_view format_text,
+                 std::string_view csv_columns_text) {
+    const TraceFormat format =
+        format_text.empty() ? guess_trace_format(file) : parse_trace_format(format_text);
+    std::optional<CsvColumns> columns;
+    if (!csv_columns_text.empty()) {
+        if (format != TraceFormat::csv)
+            throw std::invalid_argument("--csv-columns applies to csv traces only");
+        columns = parse_csv_columns(csv_columns_text);
+    }
+    return load_trace(file, format, columns);
+}
+
 void write_csv_trace(const Trace& trace, const std::filesystem::path& file) {
     if (trace.kind != TraceKind::blocks)
         throw std::invalid_argument("only block traces can be written as csv");

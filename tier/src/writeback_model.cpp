@@ -153,7 +153,7 @@ private:
 
 } // namespace
 
-WritebackEstimate estimate_writebacks(const Trace& trace, double seconds,
+WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<double>& issue_times,
                                       const WritebackModelConfig& config) {
     if (trace.kind != TraceKind::blocks)
         throw std::invalid_argument("the write-back model needs a block trace");
@@ -161,13 +161,13 @@ WritebackEstimate estimate_writebacks(const Trace& trace, double seconds,
         throw std::invalid_argument("line size and dirty bound must be > 0");
     if (!(config.writeback_rate >= 0))
         throw std::invalid_argument("the write-back rate must be >= 0");
-    const double step =
-        trace.requests.empty() ? 0 : seconds / static_cast<double>(trace.requests.size());
+    if (issue_times.size() != trace.requests.size())
+        throw std::invalid_argument("one issue time per request");
     FlusherReplay flusher(config);
     double now = 0;
     for (std::size_t i = 0; i < trace.requests.size(); ++i) {
         // A writer's wait delays every later request.
-        now = static_cast<double>(i) * step + flusher.writer_wait();
+        now = std::max(now, issue_times[i] + flusher.writer_wait());
         flusher.run_until(now);
         const Request& r = trace.requests[i];
         if (!r.write) continue;
@@ -177,6 +177,16 @@ WritebackEstimate estimate_writebacks(const Trace& trace, double seconds,
             flusher.dirty(line, now);
     }
     return flusher.close(now);
+}
+
+WritebackEstimate estimate_writebacks(const Trace& trace, double seconds,
+                                      const WritebackModelConfig& config) {
+    const double step =
+        trace.requests.empty() ? 0 : seconds / static_cast<double>(trace.requests.size());
+    std::vector<double> issue_times(trace.requests.size());
+    for (std::size_t i = 0; i < issue_times.size(); ++i)
+        issue_times[i] = static_cast<double>(i) * step;
+    return estimate_writebacks(trace, issue_times, config);
 }
 
 } // namespace iosig::tier

@@ -3,8 +3,10 @@
 // serves reads and writes from one budget.
 #include "iosig/tier/tier_prediction.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <stdexcept>
+#include <vector>
 
 namespace iosig::tier {
 namespace {
@@ -92,6 +94,30 @@ TEST(TierPrediction, OneBudgetForBothDirectionsLeavesTheFlusherWhatTheFillsDoNot
     const double writes = double(shared.writeback.writebacks + shared.writeback.syncs) / 100;
     EXPECT_NEAR(shared.queueing.miss[0], fill_seconds + writes, 1e-9);
     EXPECT_GT(shared.seconds, separate.seconds);
+}
+
+TEST(TierPrediction, RequestsArePacedByTheirOwnFillsWhenTheCountsAreGiven) {
+    // 100 reads that miss, then 1,000 writes round a ten lines that are already cached.
+    Trace t = requests(100, 100, false);
+    for (std::size_t i = 0; i < 1000; ++i)
+        t.requests.push_back(Request{(1000 + i % 10) * 4096, 4096, true});
+    std::vector<std::uint32_t> fills(t.requests.size(), 0);
+    std::fill(fills.begin(), fills.begin() + 100, 1u);
+    TierRates r = rates(true);
+    r.tier1_read = r.tier1_write = 1e9;
+    r.tier2_read = 10; // 10 s of fills
+    const TierPrediction paced = predict_tier_time(t, 100, r, {}, &fills);
+    const TierPrediction even = predict_tier_time(t, 100, r, {});
+    // Paced: the program waits 10 s for its fills, then writes the ten lines a hundred times in a
+    // moment: one dirty period each, written home at close (ten lines and a sync at 100/s).
+    EXPECT_NEAR(paced.foreground_seconds, 10.0, 1e-5);
+    EXPECT_EQ(paced.writeback.writebacks, 10u);
+    EXPECT_NEAR(paced.seconds, 10.0 + 11.0 / 100, 1e-5);
+    // Spread evenly over the same 10 s, the writes span 9 s and each line goes home again and
+    // again.
+    EXPECT_GT(even.writeback.writebacks, 100u);
+    const std::vector<std::uint32_t> short_counts(10, 0);
+    EXPECT_THROW(predict_tier_time(t, 100, r, {}, &short_counts), std::invalid_argument);
 }
 
 TEST(TierPrediction, NeedsABlockTraceAndALineSize) {

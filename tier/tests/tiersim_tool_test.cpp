@@ -1,6 +1,7 @@
 // The iosig-tiersim command as a user runs it: JSON results on the shared trace (the golden LRU row
 // at 128 and 1024 MiB, with the fields docs/tier.md promises), and exit status 2 with a message
 // naming the file and line for bad input.
+#include "tool_run.hpp"
 #include "trace_fixture.hpp"
 
 #include <array>
@@ -15,23 +16,11 @@
 
 namespace {
 
-struct ToolRun {
-    int status = -1;
-    std::string output;
-};
+using iosig::tier::test_support::ToolRun;
 
 ToolRun tiersim(const std::string& arguments) {
-    const std::string command =
-        std::string(IOSIG_BINARY_DIR) + "/bin/iosig-tiersim " + arguments + " 2>&1";
-    ToolRun run;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) return run;
-    std::array<char, 4096> buffer;
-    while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr)
-        run.output += buffer.data();
-    const int status = ::pclose(pipe);
-    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return run;
+    return iosig::tier::test_support::run_tool(std::string(IOSIG_BINARY_DIR) +
+                                               "/bin/iosig-tiersim " + arguments + " 2>&1");
 }
 
 TEST(Tiersim, JsonReportsTheGoldenLruMissesAndEveryPromisedField) {

@@ -43,6 +43,28 @@ TEST(TraceReader, BlockModeSplitsRequestsIntoLines) {
     EXPECT_EQ(r.bytes_missed, 8192u);
 }
 
+// What the engine must read from the slow tier per request: read misses and writes of part of a
+// missing line; a write of a whole missing line reads nothing.
+TEST(TraceReader, FillsAreCountedPerRequestWhenAsked) {
+    Trace t;
+    t.kind = TraceKind::blocks;
+    t.requests = {{0, 4096, false},        // line 0: a read miss
+                  {4096 + 512, 512, true}, // line 1: part of it written
+                  {2 * 4096, 4096, true},  // line 2: written whole
+                  {0, 8192, false},        // lines 0 and 1: hits
+                  {3 * 4096, 8192, false}, // lines 3 and 4: two read misses
+                  {5 * 4096, 0, true}};    // nothing
+    SimConfig config;
+    config.cache_size = 1 << 20;
+    EXPECT_TRUE(simulate(t, config).request_fills.empty()) << "only when asked";
+    config.fills_per_request = true;
+    const SimResult r = simulate(t, config);
+    EXPECT_EQ(r.request_fills, (std::vector<std::uint32_t>{1, 1, 0, 0, 2, 0}));
+    EXPECT_EQ(r.read_misses, 3u);
+    EXPECT_EQ(r.write_misses, 2u);
+    EXPECT_EQ(r.partial_write_misses, 1u);
+}
+
 TEST(TraceReader, CsvErrorsNameFileAndLine) {
     EXPECT_EQ(
         error_of([] { parse_csv_trace("version,time,op,size,lbn\n1,0,zz,512,7\n", "bad.csv"); }),

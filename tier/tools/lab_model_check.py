@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The queueing model against the engine on the device lab: runs iosig-tierbench inside the lab's
 blkio cgroup (cache on the ramdisk, home on the throttled hdd) for each workload of docs/performance.md
-("Real devices", session 13) and prints a markdown row per workload: the tier's measured time, the
-model's (the later of Eqs. 1-4 and the flusher's replay, both shown), the error, and the engine's and
+("Real devices", session 13) -- eleven synthetic patterns, then block traces: the start of the shared
+cloudPhysics trace and two traces iosig-tiersim generates (a Markov walk, and IRM traffic with the
+csv lines whose line number ends in 0, 1 or 2 turned into writes) -- and prints a markdown row per
+workload: the tier's measured time, the model's (the later of Eqs. 1-4 and the flusher's replay, both shown), the error, and the engine's and
 the model's write-back counts.
 
     sudo tests/lab/lab up      # or IOSIG_LAB_DIR=... for another lab directory
@@ -16,8 +18,10 @@ import json
 import os
 import pathlib
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
 WORKLOADS = [
     "--working-set 1M --requests 2560 --pattern random --policy ws",
@@ -34,6 +38,34 @@ WORKLOADS = [
 ]
 
 
+def trace_workloads(tierbench: str, scratch: pathlib.Path) -> list:
+    """The trace rows: the shared trace when it is there, and two generated ones."""
+    rows = []
+    shared = pathlib.Path(os.environ.get("IOSIG_SHARED_DIR",
+                                         pathlib.Path(__file__).resolve().parents[3] / "shared"))
+    cloud = shared / "data/traces/cloudPhysicsIO.csv"
+    if cloud.exists():
+        rows += [f"--trace {cloud} --requests 3000",
+                 f"--trace {cloud} --requests 3000 --cache-size 25%",
+                 f"--trace {cloud} --requests 10000 --cache-size 50%"]
+    tiersim = str(pathlib.Path(tierbench).with_name("iosig-tiersim"))
+    for kind in ("markov", "irm"):
+        generated = scratch / f"{kind}.csv"
+        subprocess.run([tiersim, "--synthetic", kind, "--requests", "5000", "--cache-size", "1M",
+                        "--policy", "lru", "--write-trace", str(generated)],
+                       check=True, capture_output=True)
+        if kind == "irm":  # 30 % writes: file lines 10k, 10k+1, 10k+2 (the header is line 1)
+            lines = generated.read_text().splitlines()
+            for n in range(1, len(lines)):
+                if (n + 1) % 10 < 3:
+                    fields = lines[n].split(",")
+                    fields[2] = "2a"
+                    lines[n] = ",".join(fields)
+            generated.write_text("\n".join(lines) + "\n")
+        rows.append(f"--trace {generated} --requests 5000 --cache-size 25%")
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tierbench", help="path of iosig-tierbench")
@@ -48,7 +80,8 @@ def main() -> int:
     print("| workload | tier | model | error | Eqs. 1-4 / replay | write-backs (engine / model) "
           "| fills + prefetch hits |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for workload in WORKLOADS:
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="iosig-lab-model-"))
+    for workload in WORKLOADS + trace_workloads(args.tierbench, scratch):
         command = [str(lab_script), "exec", "--", args.tierbench, "--json", "--mode", "tier",
                    "--cache-dir", str(lab / "mnt/ramdisk"), "--home-dir", str(lab / "mnt/hdd"),
                    "--node", node] + shlex.split(workload)
@@ -63,10 +96,12 @@ def main() -> int:
         stats = measured["stats"]
         tier, predicted = measured["tier_seconds"], model["tier_seconds"]
         error = 100 * (predicted - tier) / tier
-        print(f"| `{workload}` | {tier:.3f} s | {predicted:.3f} s | {error:+.1f} % "
+        shown = workload.replace(str(scratch) + "/", "")
+        print(f"| `{shown}` | {tier:.3f} s | {predicted:.3f} s | {error:+.1f} % "
               f"| {model['queueing_seconds']:.2f} / {model['flusher_seconds']:.2f} s "
               f"| {stats['writebacks']} / {model.get('writebacks', 0)} "
               f"| {stats['fills']} + {stats['prefetch_hits']} |", flush=True)
+    shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

@@ -1,23 +1,25 @@
 // iosig-tierbench: drive the engine on real files (a home file on a slow mount, the cache on a fast
-// one) with a chosen access pattern, and report the measured time next to the queueing model's
-// prediction (docs/tier.md, "Measuring on real devices"). Run it inside `tests/lab/lab exec` so
-// that the lab's throttled hdd is slow for it.
+// one) with a chosen access pattern or the requests of a block trace, and report the measured time
+// next to the queueing model's prediction (docs/tier.md, "Measuring on real devices"). Run it
+// inside `tests/lab/lab exec` so that the lab's throttled hdd is slow for it.
 #include "iosig/node_yaml.hpp"
 #include "iosig/tier/engine.hpp"
 #include "iosig/tier/queueing.hpp"
 #include "iosig/tier/simulator.hpp"
 #include "iosig/tier/tier_prediction.hpp"
 #include "iosig/units.hpp"
+#include "tierbench_workload.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <random>
+#include <optional>
 #include <unistd.h>
 
 namespace {
@@ -27,11 +29,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int exit_ok = 0, exit_failure = 1, exit_bad_input = 2;
 
-struct Op {
-    off_t offset;
-    bool write;
-};
-
 std::uint64_t size_or_throw(const std::string& text, const char* what) {
     const auto parsed = iosig::parse_size(text);
     if (!parsed)
@@ -39,80 +36,31 @@ std::uint64_t size_or_throw(const std::string& text, const char* what) {
     return *parsed.value;
 }
 
-std::vector<Op> make_ops(const std::string& pattern, std::uint64_t working_set,
-                         std::uint64_t io_size, std::uint64_t count, double write_ratio,
-                         std::uint64_t seed) {
-    const std::uint64_t slots = working_set / io_size;
-    std::mt19937_64 rng(seed);
-    std::vector<double> zipf_cdf;
-    if (pattern == "zipf") {
-        double sum = 0;
-        for (std::uint64_t i = 0; i < slots; ++i)
-            zipf_cdf.push_back(sum += 1.0 / std::pow(double(i + 1), 0.9));
-        for (double& c : zipf_cdf)
-            c /= sum;
-    } else if (pattern != "random" && pattern != "sequential") {
-        throw std::invalid_argument(
-            fmt::format("--pattern '{}': expected random, zipf or sequential", pattern));
-    }
-    std::vector<Op> ops;
-    for (std::uint64_t i = 0; i < count; ++i) {
-        std::uint64_t slot;
-        const double u = double(rng() >> 11) * 0x1.0p-53;
-        if (pattern == "sequential")
-            slot = i % slots;
-        else if (pattern == "zipf")
-            slot = std::min<std::uint64_t>(std::lower_bound(zipf_cdf.begin(), zipf_cdf.end(), u) -
-                                               zipf_cdf.begin(),
-                                           slots - 1);
-        else
-            slot = rng() % slots;
-        const bool write = double(rng() >> 11) * 0x1.0p-53 < write_ratio;
-        ops.push_back(Op{static_cast<off_t>(slot * io_size), write});
-    }
-    return ops;
-}
-
-// The home file: `size` bytes of pseudo-random data, written buffered and synced (fast even on the
-// throttled disk, whose limit applies to direct and synchronous IO of the cgroup's processes).
-void prepare_home(const std::filesystem::path& path, std::uint64_t size) {
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec) && std::filesystem::file_size(path, ec) == size) return;
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        throw std::runtime_error(fmt::format("{}: {}", path.string(), std::strerror(errno)));
-    std::vector<char> block(1 << 20);
-    std::mt19937_64 rng(1);
-    for (std::uint64_t done = 0; done < size;) {
-        for (auto& c : block)
-            c = static_cast<char>(rng());
-        const std::size_t n =
-            static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), size - done));
-        if (::write(fd, block.data(), n) != static_cast<ssize_t>(n))
-            throw std::runtime_error(fmt::format("{}: write failed", path.string()));
-        done += n;
-    }
-    ::fsync(fd);
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    ::close(fd);
-}
-
-double run_direct(const std::filesystem::path& home, const std::vector<Op>& ops,
-                  std::uint64_t io_size) {
+// Each request on the home file with O_DIRECT, widened to whole 4 KiB blocks.
+double run_direct(const std::filesystem::path& home, const std::vector<bench::Op>& ops,
+                  std::uint64_t largest_op) {
     const int fd = ::open(home.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
     if (fd < 0)
         throw std::runtime_error(
             fmt::format("{}: O_DIRECT open: {}", home.string(), std::strerror(errno)));
-    void* buffer = std::aligned_alloc(4096, (io_size + 4095) / 4096 * 4096);
-    std::memset(buffer, 7, io_size);
+    const std::size_t capacity = static_cast<std::size_t>((largest_op + 2 * 4095) / 4096 * 4096);
+    void* buffer = std::aligned_alloc(4096, capacity);
+    std::memset(buffer, 7, capacity);
     const auto start = Clock::now();
     bool wrote = false;
-    for (const Op& op : ops) {
-        const ssize_t n = op.write ? ::pwrite(fd, buffer, io_size, op.offset)
-                                   : ::pread(fd, buffer, io_size, op.offset);
-        if (n != static_cast<ssize_t>(io_size))
+    for (const bench::Op& op : ops) {
+        const off_t begin = op.offset / 4096 * 4096;
+        const auto bytes =
+            static_cast<std::size_t>((op.offset + op.size + 4095) / 4096 * 4096 - begin);
+        const ssize_t n =
+            op.write ? ::pwrite(fd, buffer, bytes, begin) : ::pread(fd, buffer, bytes, begin);
+        if (n != static_cast<ssize_t>(bytes)) {
+            const int error = errno;
+            std::free(buffer);
+            ::close(fd);
             throw std::runtime_error(
-                fmt::format("{}: direct IO failed: {}", home.string(), std::strerror(errno)));
+                fmt::format("{}: direct IO failed: {}", home.string(), std::strerror(error)));
+        }
         wrote |= op.write;
     }
     if (wrote) ::fdatasync(fd);
@@ -128,19 +76,19 @@ struct TierRun {
 };
 
 TierRun run_tier(const TierConfig& config, const std::filesystem::path& home,
-                 const std::vector<Op>& ops, std::uint64_t io_size) {
+                 const std::vector<bench::Op>& ops, std::uint64_t largest_op) {
     std::error_code ec;
     std::filesystem::remove(config.cache_file, ec);
     auto tier = TierCache::open(config);
-    std::vector<char> buffer(io_size, 7);
+    std::vector<char> buffer(largest_op, 7);
     TierRun run;
     const auto start = Clock::now();
     const int h = tier->open_file(home, O_RDWR);
     if (h < 0) throw std::runtime_error(fmt::format("{}: {}", home.string(), std::strerror(-h)));
-    for (const Op& op : ops) {
-        const ssize_t n = op.write ? tier->pwrite(h, buffer.data(), io_size, op.offset)
-                                   : tier->pread(h, buffer.data(), io_size, op.offset);
-        if (n != static_cast<ssize_t>(io_size))
+    for (const bench::Op& op : ops) {
+        const ssize_t n = op.write ? tier->pwrite(h, buffer.data(), op.size, op.offset)
+                                   : tier->pread(h, buffer.data(), op.size, op.offset);
+        if (n != static_cast<ssize_t>(op.size))
             throw std::runtime_error(fmt::format(
                 "tier IO failed: {}", n < 0 ? std::strerror(static_cast<int>(-n)) : "short"));
     }
@@ -151,6 +99,89 @@ TierRun run_tier(const TierConfig& config, const std::filesystem::path& home,
     return run;
 }
 
+// The model's view of a run: misses from the simulator on the same requests, rates from the node
+// YAML, the time from predict_tier_time (tier_prediction.hpp); nullopt after printing the node
+// YAML's errors.
+std::optional<nlohmann::json> model_json(const bench::Workload& workload, const TierConfig& config,
+                                         const std::filesystem::path& home,
+                                         const std::string& node_file) {
+    const Trace trace = workload.as_trace();
+    SimConfig sim;
+    sim.policy = config.policy;
+    sim.cache_size = config.cache_size;
+    sim.line_size = config.line_size;
+    sim.prefetch = config.prefetch;
+    sim.fills_per_request = true;
+    const SimResult predicted = simulate(trace, sim);
+    // Tier 2 reads: demand fills (reads, and writes to part of a line) and every line the
+    // prefetcher fetched, used or not.
+    const std::uint64_t fills = predicted.read_misses + predicted.partial_write_misses;
+    nlohmann::json model{{"misses", predicted.misses},
+                         {"fills", fills},
+                         {"prefetches", predicted.prefetches_issued}};
+    if (node_file.empty()) return model;
+    const auto loaded = iosig::load_node_files({node_file});
+    if (!loaded.ok()) {
+        for (const auto& d : loaded.diagnostics)
+            fmt::print(stderr, "iosig-tierbench: {}\n", d.format());
+        return std::nullopt;
+    }
+    const bool random = !workload.sequential;
+    const TierRates rates = tier_rates(*loaded.node, config.cache_file.parent_path(),
+                                       home.parent_path(), config.line_size, random);
+    WritebackModelConfig writeback;
+    writeback.line_size = config.line_size;
+    writeback.max_dirty_lines =
+        config.max_dirty_lines
+            ? config.max_dirty_lines
+            : std::max<std::uint64_t>(1, config.cache_size / config.line_size / 4);
+    writeback.writeback_delay = config.writeback_delay;
+    writeback.queue_depth = config.queue_depth;
+    const TierPrediction p = predict_tier_time(trace, fills + predicted.prefetches_issued, rates,
+                                               writeback, &predicted.request_fills);
+    const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
+    const iosig::Device* slow_device = loaded.node->find_device(slow->device);
+    double direct = 0; // each request in whole 4 KiB blocks, as run_direct issues it
+    for (const bench::Op& op : workload.ops) {
+        const std::uint64_t begin = static_cast<std::uint64_t>(op.offset) / 4096 * 4096;
+        const std::uint64_t bytes = (op.offset + op.size + 4095) / 4096 * 4096 - begin;
+        direct += 1 / service_rate(*slow_device, bytes, !op.write, random);
+    }
+    model["writebacks"] = p.writeback.writebacks;
+    model["home_syncs"] = p.writeback.syncs;
+    model["writer_wait_seconds"] = p.writeback.writer_wait;
+    model["flusher_seconds"] = p.writeback.seconds;
+    model["writeback_share"] = p.writeback_share;
+    model["rates"] = {{"tier1_read", rates.tier1_read},
+                      {"tier1_write", rates.tier1_write},
+                      {"tier2_read", rates.tier2_read},
+                      {"tier2_write", rates.tier2_write},
+                      {"tier2_independent_read_write", rates.tier2_independent_read_write}};
+    // The later of Eqs. 1-4 and the flusher's replay (tier_prediction.hpp).
+    model["queueing_seconds"] = p.queueing.seconds;
+    model["tier_seconds"] = p.seconds;
+    model["hit_seconds"] = p.queueing.hit[0];
+    model["miss_seconds"] = p.queueing.miss[0];
+    model["direct_seconds"] = direct;
+    return model;
+}
+
+// --cache-size: bytes, or a share of the home file ("25%"); default twice the home file.
+std::uint64_t cache_size_of(const std::string& text, std::uint64_t file_size,
+                            std::uint64_t line_size) {
+    if (text.empty()) return std::max(2 * file_size, 16 * line_size);
+    if (!text.ends_with('%')) return size_or_throw(text, "--cache-size");
+    double percent = 0;
+    const std::string number = text.substr(0, text.size() - 1);
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), percent);
+    if (ec != std::errc() || end != number.data() + number.size() || !(percent > 0))
+        throw std::invalid_argument(
+            fmt::format("--cache-size '{}': expected bytes (256M) or a share such as 25%", text));
+    const auto lines = static_cast<std::uint64_t>(
+        std::llround(percent / 100 * double(file_size) / double(line_size)));
+    return std::max<std::uint64_t>(lines, 16) * line_size;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -158,7 +189,8 @@ int main(int argc, char** argv) {
                  "(docs/tier.md)."};
     std::string cache_dir, home_dir, node_file,
         working_set_text = "16M", io_size_text, line_size_text = "4K", cache_size_text,
-        pattern = "random", policy = "ws", prefetch, mode = "both";
+        pattern = "random", policy = "ws", prefetch, mode = "both", trace_file, format_text,
+        csv_columns_text;
     std::uint64_t requests = 10000, seed = 42;
     double write_ratio = 0;
     bool json = false;
@@ -168,17 +200,31 @@ int main(int argc, char** argv) {
         ->required();
     app.add_option("--node", node_file,
                    "node YAML with both mounts (e.g. the lab's lab.yaml), for the model");
-    app.add_option("--working-set", working_set_text, "bytes the requests touch (default 16M)");
+    auto* trace_option = app.add_option(
+        "--trace", trace_file,
+        "replay the first --requests requests of this block trace (csv or oracleGeneral) "
+        "instead of a pattern, on a home file of the lines they touch");
+    app.add_option("--format", format_text, "csv or oracleGeneral (default: from the file name)")
+        ->needs(trace_option);
+    app.add_option("--csv-columns", csv_columns_text,
+                   "csv layout without a header, e.g. offset=1,size=2 (as iosig-tiersim)")
+        ->needs(trace_option);
     app.add_option("--requests", requests, "number of requests (default 10000)");
-    app.add_option("--io-size", io_size_text, "bytes per request (default: the line size)");
-    app.add_option("--pattern", pattern, "random, zipf or sequential (default random)");
-    app.add_option("--write-ratio", write_ratio, "share of writes, 0..1 (default 0)");
+    const std::vector<CLI::Option*> pattern_options{
+        app.add_option("--working-set", working_set_text, "bytes the requests touch (default 16M)"),
+        app.add_option("--io-size", io_size_text, "bytes per request (default: the line size)"),
+        app.add_option("--pattern", pattern, "random, zipf or sequential (default random)"),
+        app.add_option("--write-ratio", write_ratio, "share of writes, 0..1 (default 0)"),
+        app.add_option("--seed", seed, "seed of the access pattern (default 42)")};
+    for (CLI::Option* option : pattern_options)
+        option->excludes(trace_option);
     app.add_option("--line-size", line_size_text, "cache line size (default 4K)");
-    app.add_option("--cache-size", cache_size_text, "cache size (default: twice the working set)");
+    app.add_option("--cache-size", cache_size_text,
+                   "cache size, or a share of the home file such as 25% (default: twice it)");
     app.add_option("--policy", policy, "eviction policy (default ws)");
     app.add_option("--prefetch", prefetch, "stream or markov");
-    app.add_option("--mode", mode, "both, tier or direct (default both)");
-    app.add_option("--seed", seed, "seed of the access pattern (default 42)");
+    app.add_option("--mode", mode,
+                   "both, tier, direct, or model (the prediction alone; default both)");
     app.add_flag("--json", json, "print JSON");
     // A bad option is bad input (2), as a bad trace is; --help still exits 0.
     try {
@@ -189,23 +235,35 @@ int main(int argc, char** argv) {
 
     try {
         const std::uint64_t line_size = size_or_throw(line_size_text, "--line-size");
-        const std::uint64_t io_size =
-            io_size_text.empty() ? line_size : size_or_throw(io_size_text, "--io-size");
-        const std::uint64_t working_set = size_or_throw(working_set_text, "--working-set");
-        const std::uint64_t cache_size = cache_size_text.empty()
-                                             ? std::max(2 * working_set, 16 * line_size)
-                                             : size_or_throw(cache_size_text, "--cache-size");
-        if (io_size == 0 || io_size % 4096 != 0 || working_set < io_size)
-            throw std::invalid_argument(
-                "--io-size must be a multiple of 4K and at most the working set");
-        if (write_ratio < 0 || write_ratio > 1)
-            throw std::invalid_argument("--write-ratio must be within 0..1");
-        if (mode != "both" && mode != "tier" && mode != "direct")
-            throw std::invalid_argument("--mode: both, tier or direct");
-        const auto ops = make_ops(pattern, working_set, io_size, requests, write_ratio, seed);
+        if (mode != "both" && mode != "tier" && mode != "direct" && mode != "model")
+            throw std::invalid_argument("--mode: both, tier, direct or model");
+        nlohmann::json out;
+        bench::Workload workload;
+        if (!trace_file.empty()) {
+            workload = bench::trace_workload(load_trace(trace_file, format_text, csv_columns_text),
+                                             line_size, requests);
+            out["pattern"] = "trace";
+            out["trace"] = trace_file;
+        } else {
+            const std::uint64_t io_size =
+                io_size_text.empty() ? line_size : size_or_throw(io_size_text, "--io-size");
+            const std::uint64_t working_set = size_or_throw(working_set_text, "--working-set");
+            if (io_size == 0 || io_size % 4096 != 0 || working_set < io_size)
+                throw std::invalid_argument(
+                    "--io-size must be a multiple of 4K and at most the working set");
+            if (write_ratio < 0 || write_ratio > 1)
+                throw std::invalid_argument("--write-ratio must be within 0..1");
+            workload = bench::synthetic_workload(pattern, working_set, io_size, requests,
+                                                 write_ratio, seed);
+            out["pattern"] = pattern;
+            out["io_size"] = io_size;
+            out["write_ratio"] = write_ratio;
+        }
+        const std::uint64_t cache_size =
+            cache_size_of(cache_size_text, workload.file_size, line_size);
         const std::filesystem::path home =
             std::filesystem::absolute(home_dir) / "iosig-tierbench.dat";
-        prepare_home(home, working_set);
+        bench::prepare_home(home, workload.file_size);
 
         TierConfig config;
         config.cache_file = std::filesystem::absolute(cache_dir) / "iosig-tierbench.cache";
@@ -215,78 +273,20 @@ int main(int argc, char** argv) {
         config.prefetch = prefetch;
         config.sequential_cutoff = 0;
 
-        nlohmann::json out{{"pattern", pattern},       {"requests", requests},
-                           {"io_size", io_size},       {"working_set", working_set},
-                           {"cache_size", cache_size}, {"line_size", line_size},
-                           {"policy", policy},         {"write_ratio", write_ratio}};
-        std::uint64_t reads = 0, writes = 0;
-        for (const Op& op : ops)
-            ++(op.write ? writes : reads);
-
-        // The model: misses from the simulator on the same requests, rates from the node YAML.
-        Trace trace;
-        trace.kind = TraceKind::blocks;
-        trace.source = "iosig-tierbench";
-        for (const Op& op : ops)
-            trace.requests.push_back(Request{static_cast<std::uint64_t>(op.offset),
-                                             static_cast<std::uint32_t>(io_size), op.write});
-        SimConfig sim;
-        sim.policy = policy;
-        sim.cache_size = cache_size;
-        sim.line_size = line_size;
-        sim.prefetch = prefetch;
-        const SimResult predicted = simulate(trace, sim);
-        // Tier 2 reads: demand fills, and every line the prefetcher fetched (used or not).
-        const std::uint64_t fills =
-            predicted.read_misses + (io_size % line_size != 0 ? predicted.write_misses : 0);
-        out["model"] = {{"misses", predicted.misses},
-                        {"fills", fills},
-                        {"prefetches", predicted.prefetches_issued}};
-        if (!node_file.empty()) {
-            const auto loaded = iosig::load_node_files({node_file});
-            if (!loaded.ok()) {
-                for (const auto& d : loaded.diagnostics)
-                    fmt::print(stderr, "iosig-tierbench: {}\n", d.format());
-                return exit_bad_input;
-            }
-            const bool random = pattern != "sequential";
-            const TierRates rates = tier_rates(*loaded.node, config.cache_file.parent_path(),
-                                               home.parent_path(), line_size, random);
-            WritebackModelConfig writeback;
-            writeback.line_size = line_size;
-            writeback.max_dirty_lines =
-                config.max_dirty_lines ? config.max_dirty_lines
-                                       : std::max<std::uint64_t>(1, cache_size / line_size / 4);
-            writeback.writeback_delay = config.writeback_delay;
-            writeback.queue_depth = config.queue_depth;
-            const TierPrediction p =
-                predict_tier_time(trace, fills + predicted.prefetches_issued, rates, writeback);
-            const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
-            const iosig::Device* slow_device = loaded.node->find_device(slow->device);
-            const double direct =
-                double(reads) / service_rate(*slow_device, io_size, true, random) +
-                double(writes) / service_rate(*slow_device, io_size, false, random);
-            out["model"]["writebacks"] = p.writeback.writebacks;
-            out["model"]["home_syncs"] = p.writeback.syncs;
-            out["model"]["writer_wait_seconds"] = p.writeback.writer_wait;
-            out["model"]["flusher_seconds"] = p.writeback.seconds;
-            out["model"]["writeback_share"] = p.writeback_share;
-            out["model"]["rates"] = {
-                {"tier1_read", rates.tier1_read},
-                {"tier1_write", rates.tier1_write},
-                {"tier2_read", rates.tier2_read},
-                {"tier2_write", rates.tier2_write},
-                {"tier2_independent_read_write", rates.tier2_independent_read_write}};
-            // The later of Eqs. 1-4 and the flusher's replay (tier_prediction.hpp).
-            out["model"]["queueing_seconds"] = p.queueing.seconds;
-            out["model"]["tier_seconds"] = p.seconds;
-            out["model"]["hit_seconds"] = p.queueing.hit[0];
-            out["model"]["miss_seconds"] = p.queueing.miss[0];
-            out["model"]["direct_seconds"] = direct;
-        }
-        if (mode != "tier") out["measured"]["direct_seconds"] = run_direct(home, ops, io_size);
-        if (mode != "direct") {
-            const TierRun run = run_tier(config, home, ops, io_size);
+        out["requests"] = workload.ops.size();
+        out["reads"] = workload.reads;
+        out["writes"] = workload.writes;
+        out["working_set"] = workload.file_size;
+        out["cache_size"] = cache_size;
+        out["line_size"] = line_size;
+        out["policy"] = policy;
+        const auto model = model_json(workload, config, home, node_file);
+        if (!model) return exit_bad_input;
+        out["model"] = *model;
+        if (mode == "both" || mode == "direct")
+            out["measured"]["direct_seconds"] = run_direct(home, workload.ops, workload.largest_op);
+        if (mode == "both" || mode == "tier") {
+            const TierRun run = run_tier(config, home, workload.ops, workload.largest_op);
             out["measured"]["tier_seconds"] = run.seconds;
             out["measured"]["stats"] = {{"read_hits", run.stats.read_hits},
                                         {"read_misses", run.stats.read_misses},
@@ -301,15 +301,18 @@ int main(int argc, char** argv) {
         if (mode == "both")
             out["measured"]["speedup"] = out["measured"]["direct_seconds"].get<double>() /
                                          out["measured"]["tier_seconds"].get<double>();
-        if (out.contains("model") && out["model"].contains("tier_seconds") && mode != "direct") {
+        if (out.contains("model") && out["model"].contains("tier_seconds") &&
+            out.contains("measured") && out["measured"].contains("tier_seconds")) {
             const double m = out["measured"]["tier_seconds"], p = out["model"]["tier_seconds"];
             out["model_error"] = (p - m) / m;
         }
         if (json) {
             fmt::print("{}\n", out.dump(2));
         } else {
-            fmt::print("{} {} requests of {} over {} (cache {}, lines {}, policy {})\n", pattern,
-                       requests, iosig::format_size(io_size), iosig::format_size(working_set),
+            fmt::print("{} {} requests ({} reads, {} writes) over {} (cache {}, lines {}, "
+                       "policy {})\n",
+                       trace_file.empty() ? pattern : trace_file, workload.ops.size(),
+                       workload.reads, workload.writes, iosig::format_size(workload.file_size),
                        iosig::format_size(cache_size), iosig::format_size(line_size), policy);
             if (out["measured"].contains("direct_seconds"))
                 fmt::print("  direct on the home mount: {:.3f} s\n",
@@ -321,18 +324,24 @@ int main(int argc, char** argv) {
                 fmt::print("  speedup:                  {:.1f}x\n",
                            out["measured"]["speedup"].get<double>());
             if (out["model"].contains("tier_seconds"))
-                fmt::print("  model (Eqs. 1-4):         {:.3f} s (hits {:.3f} s, misses {:.3f} s), "
-                           "direct {:.3f} s\n",
-                           out["model"]["tier_seconds"].get<double>(),
-                           out["model"]["hit_seconds"].get<double>(),
-                           out["model"]["miss_seconds"].get<double>(),
-                           out["model"]["direct_seconds"].get<double>());
+                fmt::print(
+                    "  model:                    {:.3f} s (Eqs. 1-4 {:.3f} s: hits {:.3f} s, "
+                    "misses {:.3f} s; flusher {:.3f} s), direct {:.3f} s\n",
+                    out["model"]["tier_seconds"].get<double>(),
+                    out["model"]["queueing_seconds"].get<double>(),
+                    out["model"]["hit_seconds"].get<double>(),
+                    out["model"]["miss_seconds"].get<double>(),
+                    out["model"]["flusher_seconds"].get<double>(),
+                    out["model"]["direct_seconds"].get<double>());
             if (out.contains("model_error"))
                 fmt::print("  model error:              {:+.1f} %\n",
                            100 * out["model_error"].get<double>());
         }
         return exit_ok;
     } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "iosig-tierbench: {}\n", e.what());
+        return exit_bad_input;
+    } catch (const TraceError& e) {
         fmt::print(stderr, "iosig-tierbench: {}\n", e.what());
         return exit_bad_input;
     } catch (const std::exception& e) {

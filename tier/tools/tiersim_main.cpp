@@ -239,15 +239,7 @@ int main(int argc, char** argv) {
                     synthetic, synthetic_requests, seed,
                     static_cast<std::uint32_t>(std::min<std::uint64_t>(base.line_size, 1u << 30)));
             } else {
-                const TraceFormat format = format_text.empty() ? guess_trace_format(trace_file)
-                                                               : parse_trace_format(format_text);
-                std::optional<CsvColumns> columns;
-                if (!csv_columns_text.empty()) {
-                    if (format != TraceFormat::csv)
-                        throw std::invalid_argument("--csv-columns applies to csv traces only");
-                    columns = parse_csv_columns(csv_columns_text);
-                }
-                trace = load_trace(trace_file, format, columns);
+                trace = load_trace(trace_file, format_text, csv_columns_text);
             }
             if (trace.skipped_zero_size > 0)
                 fmt::print(

@@ -34,6 +34,7 @@ struct SimConfig {
     PrefetchConfig prefetch_config;
     std::uint64_t prefetch_buffer = 0;   // bytes; 0 = cache_size / 32
     std::uint64_t prefetch_lifetime = 0; // references; 0 = 8 * buffer entries
+    bool fills_per_request = false;      // block mode: fill SimResult::request_fills
 };
 
 struct SimResult {
@@ -47,6 +48,12 @@ struct SimResult {
     std::uint64_t hits = 0;       // includes prefetch_hits
     std::uint64_t misses = 0;     // demand misses: fetched from the slow tier on the caller's path
     std::uint64_t read_misses = 0, write_misses = 0;
+    // Block mode: write misses on part of a line only, which the engine must fill from the slow
+    // tier before it writes (a write of the whole line needs no read).
+    std::uint64_t partial_write_misses = 0;
+    // With SimConfig::fills_per_request, per trace request: the lines the slow tier reads on its
+    // path (its read misses and partial write misses), for pacing a replay of the request stream.
+    std::vector<std::uint32_t> request_fills;
     std::uint64_t bytes_requested = 0;
     std::uint64_t bytes_missed = 0; // requested bytes that lay in missed objects/lines
     std::uint64_t prefetches_issued = 0;

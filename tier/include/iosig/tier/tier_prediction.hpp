@@ -18,6 +18,7 @@
 #include "iosig/tier/writeback_model.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace iosig::tier {
 
@@ -31,9 +32,15 @@ struct TierPrediction {
 
 // `trace` (kind blocks) is the workload's requests in order; `tier2_reads` the lines tier 2 reads
 // for it (demand fills and prefetches, e.g. from the simulator); `writeback` the engine's flusher
-// settings (its writeback_rate is set here from `rates`). Throws std::invalid_argument for a trace
-// that is not a block trace or a line size of 0.
+// settings (its writeback_rate is set here from `rates`). `request_fills`, when given, holds each
+// request's demand fills (SimResult::request_fills): the replay then issues request i when the
+// requests before it have been served, each taking its lines at tier 1's rate plus its fills at
+// tier 2's, instead of spreading the requests evenly over the foreground time. A program waits for
+// its fills, so writes that follow one another without misses come close together and a line they
+// rewrite absorbs them in one dirty period. Throws std::invalid_argument for a trace that is not a
+// block trace, a line size of 0, or request_fills of another length than the trace.
 TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
-                                 const TierRates& rates, WritebackModelConfig writeback);
+                                 const TierRates& rates, WritebackModelConfig writeback,
+                                 const std::vector<std::uint32_t>* request_fills = nullptr);
 
 } // namespace iosig::tier

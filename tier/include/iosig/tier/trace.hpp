@@ -70,6 +70,11 @@ CsvColumns parse_csv_columns(std::string_view spec);
 // `columns`: for csv, the layout to use instead of the header line.
 Trace load_trace(const std::filesystem::path& file, TraceFormat format,
                  const std::optional<CsvColumns>& columns = std::nullopt);
+// A trace as the tools' options name it: `format_text` "csv" or "oracleGeneral" ("" = from the
+// file name), `csv_columns_text` a parse_csv_columns spec ("" = the header line; csv only).
+// Throws std::invalid_argument for bad options, TraceError for a bad file.
+Trace load_trace(const std::filesystem::path& file, std::string_view format_text,
+                 std::string_view csv_columns_text);
 Trace parse_csv_trace(std::string_view text, std::string_view name,
                       const std::optional<CsvColumns>& columns = std::nullopt);
 Trace parse_oracle_general(std::string_view bytes, std::string_view name);

@@ -17,6 +17,7 @@
 #include "iosig/tier/trace.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace iosig::tier {
 
@@ -41,8 +42,14 @@ struct WritebackEstimate {
     double seconds = 0;           // when the last write-back (close included) completes
 };
 
-// Replays the flusher on the requests of `trace` (kind blocks), issued evenly over `seconds` of
-// foreground time and delayed by the writers' waits.
+// Replays the flusher on the requests of `trace` (kind blocks), request i issued at
+// `issue_times[i]` s of foreground time (non-decreasing, one per request), each delayed by the
+// writers' waits before it. Throws std::invalid_argument for an object trace, a line size or dirty
+// bound of 0, a negative rate, or a count of times that is not the count of requests.
+WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<double>& issue_times,
+                                      const WritebackModelConfig& config);
+
+// The same with the requests issued evenly over `seconds`.
 WritebackEstimate estimate_writebacks(const Trace& trace, double seconds,
                                       const WritebackModelConfig& config);
 

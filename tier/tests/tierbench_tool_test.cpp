@@ -1,0 +1,104 @@
+// The iosig-tierbench command on a block trace, as a user runs it (no lab: both directories in a
+// scratch directory, the tier run only): the trace's requests reach the engine with their sizes and
+// directions, the model counts the same fills and misses, and bad input exits 2 naming the file.
+#include "engine_fixture.hpp"
+#include "iosig/tier/trace.hpp"
+#include "tool_run.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using iosig::tier::Request;
+using iosig::tier::Trace;
+using iosig::tier::TraceKind;
+using iosig::tier::test_support::ScratchDir;
+
+using iosig::tier::test_support::ToolRun;
+
+ToolRun tierbench(const ScratchDir& dir, const std::string& arguments) {
+    return iosig::tier::test_support::run_tool(std::string(IOSIG_BINARY_DIR) +
+                                               "/bin/iosig-tierbench --cache-dir " +
+                                               (dir / "cache").string() + " --home-dir " +
+                                               (dir / "home").string() + " " + arguments + " 2>&1");
+}
+
+// A fast and a slow device with one mount each, on the scratch directory's two folders.
+void write_node(const ScratchDir& dir) {
+    std::ofstream(dir / "node.yaml")
+        << "devices:\n"
+           "  fast: {media: ram, capacity: 1G, performance: {seq_read_bw: 4G/s, seq_write_bw: "
+           "4G/s, op_latency: 2us}}\n"
+           "  slow: {media: hdd, rotational: true, capacity: 1G, performance: {seq_read_bw: "
+           "20M/s, seq_write_bw: 20M/s, max_iops: 200}}\n"
+           "mounts:\n"
+           "  - {path: "
+        << (dir / "cache").string()
+        << ", device: fast, capacity: 1G, free: 1G}\n"
+           "  - {path: "
+        << (dir / "home").string() << ", device: slow, capacity: 1G, free: 1G}\n";
+}
+
+TEST(Tierbench, ReplaysATraceThroughTheTierAndCountsWhatTheModelCounts) {
+    ScratchDir dir;
+    std::filesystem::create_directories(dir / "cache");
+    std::filesystem::create_directories(dir / "home");
+    write_node(dir);
+    // 100 lines far apart, each first written in part (512 bytes: the engine must read the line
+    // before writing it), then read twice; and 50 requests beyond the replayed 350.
+    Trace t;
+    t.kind = TraceKind::blocks;
+    for (std::uint64_t i = 0; i < 100; ++i)
+        t.requests.push_back(Request{i * 1000 * 4096 + 512, 512, true});
+    for (int round = 0; round < 2; ++round)
+        for (std::uint64_t i = 0; i < 100; ++i)
+            t.requests.push_back(Request{i * 1000 * 4096, 4096, false});
+    for (std::uint64_t i = 0; i < 50; ++i)
+        t.requests.push_back(Request{(5000 + i) * 1000 * 4096, 4096, false});
+    iosig::tier::write_csv_trace(t, dir / "trace.csv");
+
+    const ToolRun run = tierbench(dir, "--trace " + (dir / "trace.csv").string() +
+                                           " --requests 300 --mode tier --policy lru --node " +
+                                           (dir / "node.yaml").string() + " --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    const auto out = nlohmann::json::parse(run.output);
+    EXPECT_EQ(out["pattern"], "trace");
+    EXPECT_EQ(out["requests"], 300);
+    EXPECT_EQ(out["reads"], 200);
+    EXPECT_EQ(out["writes"], 100);
+    EXPECT_EQ(out["working_set"], 100 * 4096) << "only the lines the 300 requests touch";
+    const auto& stats = out["measured"]["stats"];
+    EXPECT_EQ(stats["write_misses"], 100);
+    EXPECT_EQ(stats["fills"], 100) << "a partial write of a missing line reads it first";
+    EXPECT_EQ(stats["read_hits"], 200);
+    EXPECT_EQ(stats["writebacks"], 100) << "close writes every dirty line home";
+    EXPECT_EQ(out["model"]["misses"], 100);
+    EXPECT_EQ(out["model"]["fills"], 100);
+    EXPECT_EQ(out["model"]["writebacks"], 100);
+    // 100 fills at 200 IOPS and 100 write-backs with their syncs: at least half a second.
+    EXPECT_GT(out["model"]["tier_seconds"].get<double>(), 0.5);
+    EXPECT_TRUE(out.contains("model_error"));
+}
+
+TEST(Tierbench, BadTraceInputExitsTwoNamingTheFileAndLine) {
+    ScratchDir dir;
+    std::filesystem::create_directories(dir / "cache");
+    std::filesystem::create_directories(dir / "home");
+    std::ofstream(dir / "bad.csv") << "version,time,op,size,lbn\n1,0,28,4096,12\n1,1,28,many,13\n";
+    const ToolRun bad = tierbench(dir, "--trace " + (dir / "bad.csv").string() + " --mode tier");
+    EXPECT_EQ(bad.status, 2) << bad.output;
+    EXPECT_NE(bad.output.find("bad.csv:3"), std::string::npos) << bad.output;
+
+    const ToolRun both =
+        tierbench(dir, "--trace " + (dir / "bad.csv").string() + " --pattern zipf --mode tier");
+    EXPECT_EQ(both.status, 2) << both.output;
+    EXPECT_NE(both.output.find("--trace excludes --pattern"), std::string::npos) << both.output;
+
+    const ToolRun missing = tierbench(dir, "--trace " + (dir / "none.csv").string());
+    EXPECT_EQ(missing.status, 2) << missing.output;
+    EXPECT_NE(missing.output.find("none.csv"), std::string::npos) << missing.output;
+}
+
+} // namespace

@@ -1,0 +1,49 @@
+// The requests iosig-tierbench issues: a synthetic access pattern, or the first requests of a block
+// trace laid out on a file of just the lines they touch.
+#pragma once
+
+#include "iosig/tier/trace.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace iosig::tier::bench {
+
+struct Op {
+    off_t offset = 0;
+    std::uint32_t size = 0;
+    bool write = false;
+};
+
+struct Workload {
+    std::vector<Op> ops;
+    std::uint64_t file_size = 0;  // bytes the home file needs
+    std::uint64_t largest_op = 0; // bytes
+    bool sequential = false;      // most requests start where the previous one ended
+    std::uint64_t reads = 0, writes = 0;
+
+    // The requests as a block trace, for the simulator and the write-back model.
+    Trace as_trace() const;
+};
+
+// `count` requests of `io_size` bytes over `working_set` bytes: "random" (uniform), "zipf"
+// (exponent 0.9) or "sequential" (wrapping), each a write with probability `write_ratio`. Throws
+// std::invalid_argument for another pattern.
+Workload synthetic_workload(const std::string& pattern, std::uint64_t working_set,
+                            std::uint64_t io_size, std::uint64_t count, double write_ratio,
+                            std::uint64_t seed);
+
+// The first `count` requests of `trace` (kind blocks) with their sizes and directions. The lines
+// they touch keep their order by address with the gaps between them removed, so the home file
+// holds only those lines, a request keeps its offset inside its first line, and requests that
+// were adjacent stay adjacent. Throws std::invalid_argument for an object trace or no requests.
+Workload trace_workload(const Trace& trace, std::uint64_t line_size, std::uint64_t count);
+
+// The home file: `size` bytes of pseudo-random data, written buffered and synced (fast even on the
+// throttled disk, whose limit applies to direct and synchronous IO of the cgroup's processes).
+void prepare_home(const std::filesystem::path& path, std::uint64_t size);
+
+} // namespace iosig::tier::bench
