@@ -295,6 +295,8 @@ int main(int argc, char** argv) {
                                         {"fills", run.stats.fills},
                                         {"writebacks", run.stats.writebacks},
                                         {"prefetch_hits", run.stats.prefetch_hits},
+                                        {"home_syncs", run.stats.home_syncs},
+                                        {"writer_wait_seconds", run.stats.writer_wait_seconds},
                                         {"numa_node", run.stats.numa_node},
                                         {"io_uring", run.stats.io_uring}};
         }

@@ -151,12 +151,18 @@ ssize_t Engine::append(int handle, const void* buffer, std::size_t count) {
 // failing.
 void Engine::wait_for_dirty_room() {
     std::unique_lock lock(mutex_);
+    if (dirty_count_ <= max_dirty_) return;
+    const auto start = std::chrono::steady_clock::now();
     while (dirty_count_ > max_dirty_ && !stopping_ && flush_error_.load() == 0) {
         flusher_wake_.notify_one();
         ++slot_waiters_;
         changed_.wait_for(lock, std::chrono::milliseconds(100));
         --slot_waiters_;
     }
+    writer_wait_ns_ +=
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                       std::chrono::steady_clock::now() - start)
+                                       .count());
 }
 
 int Engine::ftruncate(int handle, off_t length) {

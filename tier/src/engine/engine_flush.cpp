@@ -136,6 +136,7 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
         for (std::size_t i = begin; i < end; ++i)
             if (result[i - begin] == 0 && claimed[i].bytes > 0) touched.insert(claimed[i].file);
         for (HomeFile* f : touched) {
+            ++home_syncs_;
             if (const int e = f->io->fdatasync(); e < 0)
                 for (std::size_t i = begin; i < end; ++i)
                     if (claimed[i].file == f && result[i - begin] == 0) result[i - begin] = e;

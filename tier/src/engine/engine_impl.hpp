@@ -205,7 +205,8 @@ private:
     // Statistics.
     std::atomic<std::uint64_t> read_hits_{0}, read_misses_{0}, write_hits_{0}, write_misses_{0},
         fills_{0}, writebacks_{0}, evictions_{0}, bypassed_{0}, prefetches_{0}, prefetch_hits_{0},
-        journal_syncs_{0};
+        journal_syncs_{0}, home_syncs_{0};
+    std::atomic<std::uint64_t> writer_wait_ns_{0};
 };
 
 } // namespace iosig::tier::detail

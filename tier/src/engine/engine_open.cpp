@@ -309,6 +309,8 @@ TierStats Engine::stats() const {
     s.prefetches_issued = prefetches_;
     s.prefetch_hits = prefetch_hits_;
     s.journal_syncs = journal_syncs_;
+    s.home_syncs = home_syncs_;
+    s.writer_wait_seconds = static_cast<double>(writer_wait_ns_.load()) * 1e-9;
     {
         std::lock_guard lock(mutex_);
         s.dirty_lines = dirty_count_;

@@ -62,8 +62,10 @@ struct TierStats {
     std::uint64_t prefetches_issued = 0, prefetch_hits = 0;
     std::uint64_t dirty_lines = 0; // now
     std::uint64_t journal_syncs = 0;
-    int numa_node = -1;    // where the staging memory is (-1: not placed)
-    bool io_uring = false; // write-back through io_uring
+    std::uint64_t home_syncs = 0;   // fdatasync of a home file after a batch of write-backs
+    double writer_wait_seconds = 0; // writers' time waiting for room under max_dirty_lines
+    int numa_node = -1;             // where the staging memory is (-1: not placed)
+    bool io_uring = false;          // write-back through io_uring
 };
 
 struct RecoveryReport {
