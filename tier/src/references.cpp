@@ -33,7 +33,8 @@ std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t li
             continue;
         }
         const std::uint64_t begin = r.id, end = r.id + r.size;
-        for (std::uint64_t line = begin / line_size; line * line_size < end; ++line) {
+        const LineSpan span = line_span(r, line_size);
+        for (std::uint64_t line = span.first; line < span.first + span.count; ++line) {
             const std::uint64_t lo = std::max(begin, line * line_size);
             const std::uint64_t hi = std::min(end, (line + 1) * line_size);
             refs.push_back(Reference{line, 1, static_cast<std::uint32_t>(hi - lo), r.write});

@@ -83,31 +83,28 @@ private:
     detail::FlatMap index_;
 };
 
-// Counts a demand miss; `request` is the index of the trace request `ref` belongs to.
-void count_miss(SimResult& result, const Reference& ref, std::uint64_t line_size,
-                std::size_t request) {
+// Counts a demand miss; true when the slow tier must be read for it (a read, or a write to part
+// of a line).
+bool count_miss(SimResult& result, const Reference& ref, std::uint64_t line_size) {
     ++result.misses;
     result.bytes_missed += ref.bytes;
-    bool fill = true;
     if (!ref.write) {
         ++result.read_misses;
-    } else {
-        ++result.write_misses;
-        fill = result.mode == SimMode::block && ref.bytes < line_size;
-        if (fill) ++result.partial_write_misses;
+        return true;
     }
-    if (fill && !result.request_fills.empty()) ++result.request_fills[request];
+    ++result.write_misses;
+    const bool partial = result.mode == SimMode::block && ref.bytes < line_size;
+    if (partial) ++result.partial_write_misses;
+    return partial;
 }
 
 // For each reference of `trace` in block mode, the index of its request (as detail::expand splits
 // requests into lines).
 std::vector<std::uint32_t> request_of_references(const Trace& trace, std::uint64_t line_size) {
     std::vector<std::uint32_t> request_of;
-    for (std::size_t i = 0; i < trace.requests.size(); ++i) {
-        const Request& r = trace.requests[i];
-        for (std::uint64_t line = r.id / line_size; line * line_size < r.id + r.size; ++line)
-            request_of.push_back(static_cast<std::uint32_t>(i));
-    }
+    for (std::size_t i = 0; i < trace.requests.size(); ++i)
+        request_of.insert(request_of.end(), line_span(trace.requests[i], line_size).count,
+                          static_cast<std::uint32_t>(i));
     return request_of;
 }
 
@@ -164,9 +161,9 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
         request_of = request_of_references(trace, config.line_size);
         result.request_fills.assign(trace.requests.size(), 0);
     }
-    // The trace request of reference i (0 when not recorded: count_miss then ignores it).
-    const auto request = [&](std::size_t i) -> std::size_t {
-        return request_of.empty() ? 0 : request_of[i];
+    const auto miss = [&](const Reference& ref, std::size_t i) {
+        if (count_miss(result, ref, config.line_size) && !request_of.empty())
+            ++result.request_fills[request_of[i]];
     };
     const std::vector<std::int64_t> next =
         policy_is_offline(config.policy) ? next_references(refs) : std::vector<std::int64_t>{};
@@ -182,7 +179,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
             if (cache.access(a))
                 ++result.hits;
             else
-                count_miss(result, ref, config.line_size, request(i));
+                miss(ref, i);
         }
     } else {
         const auto prefetcher = make_prefetcher(config.prefetch, config.prefetch_config);
@@ -208,7 +205,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                     cache.insert(a);
                 } else {
                     cache.access(a);
-                    count_miss(result, ref, config.line_size, request(i));
+                    miss(ref, i);
                 }
                 prefetcher->on_miss_stream(ref.key, candidates);
             }

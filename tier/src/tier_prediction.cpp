@@ -22,15 +22,12 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
     double clock = 0;
     for (std::size_t i = 0; i < trace.requests.size(); ++i) {
         const Request& r = trace.requests[i];
-        const std::uint64_t first = r.id / writeback.line_size;
-        const std::uint64_t last =
-            (r.id + std::max<std::uint64_t>(r.size, 1) - 1) / writeback.line_size;
-        (r.write ? load.writes : load.reads) += last - first + 1;
+        const std::uint64_t lines = line_span(r, writeback.line_size).count;
+        (r.write ? load.writes : load.reads) += lines;
         any_write = any_write || r.write;
         if (request_fills) {
             issue_times.push_back(clock);
-            clock += static_cast<double>(last - first + 1) /
-                         (r.write ? rates.tier1_write : rates.tier1_read) +
+            clock += static_cast<double>(lines) / (r.write ? rates.tier1_write : rates.tier1_read) +
                      static_cast<double>((*request_fills)[i]) / rates.tier2_read;
         }
     }

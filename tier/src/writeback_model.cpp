@@ -172,8 +172,8 @@ WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<doub
         const Request& r = trace.requests[i];
         if (!r.write) continue;
         now = flusher.wait_for_room(now);
-        for (std::uint64_t line = r.id / config.line_size; line * config.line_size < r.id + r.size;
-             ++line)
+        const LineSpan span = line_span(r, config.line_size);
+        for (std::uint64_t line = span.first; line < span.first + span.count; ++line)
             flusher.dirty(line, now);
     }
     return flusher.close(now);

@@ -49,9 +49,8 @@ double run_direct(const std::filesystem::path& home, const std::vector<bench::Op
     const auto start = Clock::now();
     bool wrote = false;
     for (const bench::Op& op : ops) {
-        const off_t begin = op.offset / 4096 * 4096;
-        const auto bytes =
-            static_cast<std::size_t>((op.offset + op.size + 4095) / 4096 * 4096 - begin);
+        const off_t begin = op.block_begin();
+        const auto bytes = static_cast<std::size_t>(op.block_bytes());
         const ssize_t n =
             op.write ? ::pwrite(fd, buffer, bytes, begin) : ::pread(fd, buffer, bytes, begin);
         if (n != static_cast<ssize_t>(bytes)) {
@@ -142,11 +141,8 @@ std::optional<nlohmann::json> model_json(const bench::Workload& workload, const 
     const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
     const iosig::Device* slow_device = loaded.node->find_device(slow->device);
     double direct = 0; // each request in whole 4 KiB blocks, as run_direct issues it
-    for (const bench::Op& op : workload.ops) {
-        const std::uint64_t begin = static_cast<std::uint64_t>(op.offset) / 4096 * 4096;
-        const std::uint64_t bytes = (op.offset + op.size + 4095) / 4096 * 4096 - begin;
-        direct += 1 / service_rate(*slow_device, bytes, !op.write, random);
-    }
+    for (const bench::Op& op : workload.ops)
+        direct += 1 / service_rate(*slow_device, op.block_bytes(), !op.write, random);
     model["writebacks"] = p.writeback.writebacks;
     model["home_syncs"] = p.writeback.syncs;
     model["writer_wait_seconds"] = p.writeback.writer_wait;

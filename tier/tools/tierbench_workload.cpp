@@ -89,9 +89,8 @@ Workload trace_workload(const Trace& trace, std::uint64_t line_size, std::uint64
     if (n == 0) throw std::invalid_argument(fmt::format("{}: no requests", trace.source));
     std::vector<std::uint64_t> lines;
     for (std::size_t i = 0; i < n; ++i) {
-        const Request& r = trace.requests[i];
-        if (r.size == 0) continue; // nothing to read or write (the loaders drop them already)
-        for (std::uint64_t l = r.id / line_size; l <= (r.id + r.size - 1) / line_size; ++l)
+        const LineSpan span = line_span(trace.requests[i], line_size);
+        for (std::uint64_t l = span.first; l < span.first + span.count; ++l)
             lines.push_back(l);
     }
     std::sort(lines.begin(), lines.end());

@@ -16,6 +16,12 @@ struct Op {
     off_t offset = 0;
     std::uint32_t size = 0;
     bool write = false;
+
+    // The request widened to whole 4 KiB blocks, as O_DIRECT on the home file issues it.
+    off_t block_begin() const { return offset / 4096 * 4096; }
+    std::uint64_t block_bytes() const {
+        return static_cast<std::uint64_t>((offset + size + 4095) / 4096 * 4096 - block_begin());
+    }
 };
 
 struct Workload {

@@ -14,6 +14,12 @@ namespace {
 
 constexpr std::size_t direct_alignment = 4096;
 
+// A per-role counter, 0 for a role never counted.
+std::uint64_t count_for(const std::map<FileRole, std::uint64_t>& counts, FileRole role) {
+    const auto it = counts.find(role);
+    return it == counts.end() ? 0 : it->second;
+}
+
 } // namespace
 
 File::File(int fd, int buffered_fd, FileRole role, std::filesystem::path path,
@@ -134,7 +140,7 @@ void IoFaults::clear_failures() {
 
 std::uint64_t IoFaults::writes(FileRole role) const {
     std::lock_guard lock(mutex_);
-    return writes_.contains(role) ? writes_.at(role) : 0;
+    return count_for(writes_, role);
 }
 
 void IoFaults::slow_down(FileRole role, std::chrono::microseconds delay) {
@@ -144,7 +150,7 @@ void IoFaults::slow_down(FileRole role, std::chrono::microseconds delay) {
 
 std::uint64_t IoFaults::reads(FileRole role) const {
     std::lock_guard lock(mutex_);
-    return reads_.contains(role) ? reads_.at(role) : 0;
+    return count_for(reads_, role);
 }
 
 void IoFaults::slow_down_reads(FileRole role, std::chrono::microseconds delay) {

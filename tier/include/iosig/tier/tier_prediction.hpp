@@ -1,8 +1,9 @@
 // A workload's completion time through the tier: the queueing model (queueing.hpp, Eqs. 1-4) with
 // the write-backs the engine's flusher makes (writeback_model.hpp), as iosig-tierbench predicts it.
 //
-// The requests run on the foreground's clock, the time Eqs. 1-4 give without write-backs. The
-// write-backs follow from replaying the flusher over that time at the rate the home device takes
+// The requests run on the foreground's clock: spread evenly over the time Eqs. 1-4 give without
+// write-backs, or paced by each request's own fills when those are known (below). The write-backs
+// follow from replaying the flusher over that clock at the rate the home device takes
 // them, writers waiting for it under the dirty bound; they then join n_i,m (a batch's sync counted
 // as one write IO). On a home device that serves reads and writes from one budget, the flusher gets
 // only the share of the device's time the fills leave it, iterated to a fixed point.

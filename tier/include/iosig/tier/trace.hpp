@@ -35,6 +35,16 @@ struct Request {
     bool write = false;
 };
 
+// The cache lines of `line_size` bytes a block request's byte range touches: `count` lines from
+// `first` (none for a request of size 0).
+struct LineSpan {
+    std::uint64_t first = 0, count = 0;
+};
+inline LineSpan line_span(const Request& r, std::uint64_t line_size) {
+    if (r.size == 0) return {r.id / line_size, 0};
+    return {r.id / line_size, (r.id + r.size - 1) / line_size - r.id / line_size + 1};
+}
+
 struct Trace {
     std::string source; // file name or generator description
     TraceKind kind = TraceKind::objects;

@@ -10,8 +10,8 @@
 //
 // The home device takes write-backs at a finite rate, and that decides how many there are: while
 // the flusher is busy, lines wait longer and absorb more rewrites. On the lab's throttled hdd, a
-// flusher assumed infinitely fast predicted 2,646 write-backs for 3,000 random 4 KiB writes over a
-// 4 MiB working set where the engine made 1,759 (+48 % on the modelled time).
+// flusher assumed infinitely fast counted 1,189 write-backs for 1,500 random 4 KiB writes over a
+// 2 MiB working set where the engine made 946 (+24 % on the modelled time).
 #pragma once
 
 #include "iosig/tier/trace.hpp"
@@ -33,8 +33,8 @@ struct WritebackModelConfig {
 };
 
 // Each batch ends with an fdatasync of the home file, and a sync costs the device about one write
-// IO: on the lab's throttled hdd, 400 direct 4 KiB writes took 1.9 s without syncs, 2.2 s with one
-// after every 8 and 3.9 s with one after each (~205 IOs/s in all three, syncs counted as IOs).
+// IO: on the lab's throttled hdd, 400 direct 4 KiB writes took 1.90 s, and 3.97 s with a sync
+// after each (`dd bs=4k count=400 oflag=direct` against `oflag=direct,dsync` inside `lab exec`).
 struct WritebackEstimate {
     std::uint64_t writebacks = 0; // including those close makes
     std::uint64_t syncs = 0;      // the home file's syncs: one per batch, close's batches included
