@@ -45,9 +45,11 @@ double eq3_throughput(const Eq3Parameters& parameters, std::uint64_t size_per_io
         seconds_per_io += static_cast<double>(cs) / parameters.read_bw;
     }
     double ios_per_second = 1.0 / seconds_per_io;
-    if (parameters.max_iops > 0)
+    if (parameters.max_iops > 0) {
+        const bool read_shares_the_budget = partial_chunk && !parameters.independent_read_write;
         ios_per_second =
-            std::min(ios_per_second, parameters.max_iops / (partial_chunk ? 2.0 : 1.0));
+            std::min(ios_per_second, parameters.max_iops / (read_shares_the_budget ? 2.0 : 1.0));
+    }
     return ios_per_second * static_cast<double>(size_per_io);
 }
 
@@ -74,6 +76,7 @@ Eq3Parameters eq3_parameters(const Node& node, const Mount& mount, AccessPattern
     if (!(out.read_bw > 0)) out.read_bw = out.write_bw; // no read figure: reads as fast as writes
     out.latency = p.op_latency + (random && rotational ? p.seek_latency : 0.0);
     out.max_iops = p.max_iops;
+    out.independent_read_write = p.independent_read_write;
     return out;
 }
 

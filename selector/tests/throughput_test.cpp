@@ -40,6 +40,17 @@ TEST(Eq3, IopsCapIsHalvedForReadModifyWrite) {
     EXPECT_DOUBLE_EQ(eq3_throughput(p, 4000), 500.0 * 4000);
 }
 
+TEST(Eq3, IopsCapIsWholeForReadModifyWriteWhenReadsHaveTheirOwnBudget) {
+    auto p = parameters(0, 1e12, 1e12, 1000, 4096);
+    p.independent_read_write = true;
+    EXPECT_DOUBLE_EQ(eq3_throughput(p, 4096), 1000.0 * 4096);
+    EXPECT_DOUBLE_EQ(eq3_throughput(p, 4000), 1000.0 * 4000) << "the read goes to the read budget";
+    // The read still takes its time: with a cap too high to bind, the RMW costs as before.
+    p = parameters(0, 100 * MiB, 50 * MiB, 1e9, 4096);
+    p.independent_read_write = true;
+    EXPECT_DOUBLE_EQ(eq3_throughput(p, 5000), 5000 / (2 * 4096 / (100 * MiB) + 4096 / (50 * MiB)));
+}
+
 TEST(Eq3, LatencyBoundIoIsNotCappedWhenTheCapIsHigher) {
     const auto p = parameters(10e-3, 100 * MiB, 100 * MiB, 1000);
     const double per_io = 10e-3 + 4096 / (100 * MiB);
@@ -144,6 +155,9 @@ TEST(Eq3Parameters, PartitionInheritsTheOwnersPerformance) {
     EXPECT_DOUBLE_EQ(p.write_bw, 150 * MiB);
     EXPECT_DOUBLE_EQ(p.latency, 2e-3 + 8e-3); // rotational through the owner
     EXPECT_DOUBLE_EQ(p.max_iops, 300);
+    EXPECT_FALSE(p.independent_read_write);
+    node.devices[0].performance.independent_read_write = true; // the owner's throttle
+    EXPECT_TRUE(eq3_parameters(node, node.mounts[0], AccessPattern::random).independent_read_write);
 }
 
 TEST(Eq3Parameters, UnknownDeviceHasNoThroughput) {

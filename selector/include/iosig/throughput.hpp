@@ -4,7 +4,10 @@
 //
 // ds = size-per-IO, cs = max(page size, fs block size), d = (ds % cs != 0), l = operation latency
 // (+ seek latency for random IO on rotational media), wbw/rbw = write/read bandwidth of the
-// pattern.
+// pattern. The cap is divided by d+1 because the read-modify-write's read takes an IO from the same
+// budget as the write; a device whose reads and writes are limited separately
+// (Performance::independent_read_write: a blkio or io.max throttle, a cloud volume with separate
+// caps) keeps the whole cap for the writes.
 #pragma once
 
 #include "iosig/node.hpp"
@@ -15,10 +18,13 @@
 namespace iosig {
 
 struct Eq3Parameters {
-    double latency = 0;         // l, seconds
-    double write_bw = 0;        // wbw, B/s
-    double read_bw = 0;         // rbw, B/s
-    double max_iops = 0;        // 0: no cap
+    double latency = 0;  // l, seconds
+    double write_bw = 0; // wbw, B/s
+    double read_bw = 0;  // rbw, B/s
+    double max_iops = 0; // 0: no cap
+    // Reads and writes have separate IOPS budgets: the read of a read-modify-write does not halve
+    // the cap.
+    bool independent_read_write = false;
     std::uint64_t chunk = 4096; // cs, bytes
 };
 
