@@ -14,7 +14,8 @@ SimMode checked_mode(const Trace& trace, const SimConfig& config) {
     if (mode == SimMode::block && trace.kind == TraceKind::objects)
         throw std::invalid_argument(
             fmt::format("{}: block mode needs a block trace (byte offsets); this trace "
-                        "holds object ids",
+                        "holds object ids (if they are block addresses, give their unit: "
+                        "iosig-tiersim --id-unit 512 for sectors)",
                         trace.source));
     if (mode == SimMode::block && (!std::has_single_bit(config.line_size) ||
                                    config.line_size < 512 || config.line_size > (1ull << 30)))

@@ -82,6 +82,51 @@ TEST(Tierbench, ReplaysATraceThroughTheTierAndCountsWhatTheModelCounts) {
     EXPECT_TRUE(out.contains("model_error"));
 }
 
+// An oracleGeneral record: u32 time, u64 object id, u32 size, i64 next access (libCacheSim).
+void append_record(std::string& bytes, std::uint64_t id, std::uint32_t size) {
+    const std::uint32_t time = 0;
+    const std::int64_t next = -1;
+    bytes.append(reinterpret_cast<const char*>(&time), 4);
+    bytes.append(reinterpret_cast<const char*>(&id), 8);
+    bytes.append(reinterpret_cast<const char*>(&size), 4);
+    bytes.append(reinterpret_cast<const char*>(&next), 8);
+}
+
+// An object trace has no offsets of its own: its objects are laid end to end in id order, or,
+// when the ids are block addresses, placed at id x unit.
+TEST(Tierbench, ReplaysAnObjectTraceEndToEndOrAtItsBlockAddresses) {
+    ScratchDir dir;
+    std::filesystem::create_directories(dir / "cache");
+    std::filesystem::create_directories(dir / "home");
+    std::string bytes;
+    for (const std::uint64_t id : {7, 3, 7, 3})
+        append_record(bytes, id, id == 3 ? 8192 : 4096);
+    std::ofstream(dir / "objects.oracleGeneral.bin", std::ios::binary) << bytes;
+    const std::string trace = (dir / "objects.oracleGeneral.bin").string();
+
+    const ToolRun end_to_end =
+        tierbench(dir, "--trace " + trace + " --mode tier --policy lru --json");
+    ASSERT_EQ(end_to_end.status, 0) << end_to_end.output;
+    auto out = nlohmann::json::parse(end_to_end.output);
+    EXPECT_NE(out["trace"].get<std::string>().find("(objects end to end)"), std::string::npos);
+    EXPECT_EQ(out["working_set"], 3 * 4096) << "object 3 in lines 0-1, object 7 in line 2";
+    EXPECT_EQ(out["measured"]["stats"]["fills"], 3);
+    EXPECT_EQ(out["reads"], 4);
+
+    // Ids in 4 KiB units: object 3 is lines 3-4, object 7 line 7; the gap between goes.
+    const ToolRun addresses =
+        tierbench(dir, "--trace " + trace + " --id-unit 4K --mode tier --policy lru --json");
+    ASSERT_EQ(addresses.status, 0) << addresses.output;
+    out = nlohmann::json::parse(addresses.output);
+    EXPECT_NE(out["trace"].get<std::string>().find("(ids x 4096 B)"), std::string::npos);
+    EXPECT_EQ(out["working_set"], 3 * 4096);
+    EXPECT_EQ(out["measured"]["stats"]["fills"], 3);
+
+    const ToolRun unit_zero = tierbench(dir, "--trace " + trace + " --id-unit 0 --mode tier");
+    EXPECT_EQ(unit_zero.status, 2) << unit_zero.output;
+    EXPECT_NE(unit_zero.output.find("at least 1 byte"), std::string::npos) << unit_zero.output;
+}
+
 TEST(Tierbench, BadTraceInputExitsTwoNamingTheFileAndLine) {
     ScratchDir dir;
     std::filesystem::create_directories(dir / "cache");

@@ -75,6 +75,16 @@ TEST(TraceWorkload, RejectsObjectTracesAndTracesWithoutRequests) {
     EXPECT_THROW(trace_workload(block_trace({{0, 4096, false}}), line, 0), std::invalid_argument);
 }
 
+TEST(TraceWorkload, ABlockTraceKeepsItsOffsetsAndAnObjectTraceGetsThem) {
+    const Trace blocks = block_trace({{5 * line, 4096, false}});
+    EXPECT_EQ(with_offsets(blocks, std::nullopt).requests[0].id, 5 * line);
+    EXPECT_THROW(with_offsets(blocks, 512), std::invalid_argument) << "a unit for byte offsets";
+    Trace objects = blocks;
+    objects.kind = TraceKind::objects;
+    EXPECT_EQ(with_offsets(objects, 512).requests[0].id, 5 * line * 512) << "ids x unit";
+    EXPECT_EQ(with_offsets(objects, std::nullopt).requests[0].id, 0u) << "laid end to end";
+}
+
 TEST(SyntheticWorkload, ASequentialPatternWrapsAroundTheWorkingSet) {
     const Workload w = synthetic_workload("sequential", 8 * line, line, 20, 0, 1);
     ASSERT_EQ(w.ops.size(), 20u);

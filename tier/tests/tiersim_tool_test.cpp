@@ -1,6 +1,7 @@
 // The iosig-tiersim command as a user runs it: JSON results on the shared trace (the golden LRU row
 // at 128 and 1024 MiB, with the fields docs/tier.md promises), and exit status 2 with a message
 // naming the file and line for bad input.
+#include "iosig/tier/simulator.hpp"
 #include "tool_run.hpp"
 #include "trace_fixture.hpp"
 
@@ -99,6 +100,39 @@ TEST(Tiersim, CacheSizesAsAShareOfTheWorkingSet) {
         EXPECT_NE(rejected.output.find("--cache-size '" + bad + "'"), std::string::npos)
             << rejected.output;
     }
+}
+
+// An object trace whose ids are block addresses (the shared oracleGeneral file: 512-byte sectors)
+// runs in block mode once the ids' unit is given, as the library's conversion makes it.
+TEST(Tiersim, IdUnitReplaysAnObjectTraceOfBlockAddressesLineByLine) {
+    const iosig::tier::Trace* oracle = iosig::tier::test_support::cloud_physics_oracle();
+    IOSIG_REQUIRE_TRACE(oracle, "cloudPhysicsIO.oracleGeneral.bin");
+    iosig::tier::SimConfig config;
+    config.policy = "lru";
+    config.cache_size = 256 << 20;
+    const iosig::tier::SimResult expected =
+        iosig::tier::simulate(iosig::tier::object_ids_as_offsets(*oracle, 512), config);
+    const auto trace = iosig::tier::test_support::shared_trace("cloudPhysicsIO.oracleGeneral.bin");
+    const ToolRun run = tiersim("--trace " + trace.string() +
+                                " --id-unit 512 --policy lru --cache-size 256M --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    const auto r = nlohmann::json::parse(run.output).at("results").at(0);
+    EXPECT_EQ(r["mode"], "block");
+    EXPECT_EQ(r["references"].get<std::uint64_t>(), expected.references);
+    EXPECT_GT(expected.references, oracle->requests.size()) << "requests split into 4 KiB lines";
+    EXPECT_EQ(r["misses"].get<std::uint64_t>(), expected.misses);
+
+    const ToolRun no_unit =
+        tiersim("--trace " + trace.string() + " --mode block --policy lru --cache-size 256M");
+    EXPECT_EQ(no_unit.status, 2);
+    EXPECT_NE(no_unit.output.find("--id-unit 512"), std::string::npos) << no_unit.output;
+    const auto csv = iosig::tier::test_support::shared_trace("cloudPhysicsIO.csv");
+    const ToolRun block_trace =
+        tiersim("--trace " + csv.string() + " --id-unit 512 --policy lru --cache-size 256M");
+    EXPECT_EQ(block_trace.status, 2);
+    EXPECT_NE(block_trace.output.find("cloudPhysicsIO.csv: the trace already has byte offsets"),
+              std::string::npos)
+        << block_trace.output;
 }
 
 TEST(Tiersim, BadInputExitsTwoNamingTheFileAndLine) {

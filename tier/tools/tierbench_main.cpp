@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
     std::string cache_dir, home_dir, node_file,
         working_set_text = "16M", io_size_text, line_size_text = "4K", cache_size_text,
         pattern = "random", policy = "ws", prefetch, mode = "both", trace_file, format_text,
-        csv_columns_text;
+        csv_columns_text, id_unit_text;
     std::uint64_t requests = 10000, seed = 42;
     double write_ratio = 0;
     bool json = false;
@@ -198,12 +198,17 @@ int main(int argc, char** argv) {
                    "node YAML with both mounts (e.g. the lab's lab.yaml), for the model");
     auto* trace_option = app.add_option(
         "--trace", trace_file,
-        "replay the first --requests requests of this block trace (csv or oracleGeneral) "
-        "instead of a pattern, on a home file of the lines they touch");
+        "replay the first --requests requests of this trace (csv or oracleGeneral) instead of a "
+        "pattern, on a home file of the lines they touch; an object trace's objects are laid "
+        "end to end in the order of their ids, unless --id-unit says the ids are addresses");
     app.add_option("--format", format_text, "csv or oracleGeneral (default: from the file name)")
         ->needs(trace_option);
     app.add_option("--csv-columns", csv_columns_text,
                    "csv layout without a header, e.g. offset=1,size=2 (as iosig-tiersim)")
+        ->needs(trace_option);
+    app.add_option("--id-unit", id_unit_text,
+                   "the object ids of the trace are block addresses in units of this many bytes "
+                   "(512: sectors, as in the shared cloudPhysics oracleGeneral file; 1: bytes)")
         ->needs(trace_option);
     app.add_option("--requests", requests, "number of requests (default 10000)");
     const std::vector<CLI::Option*> pattern_options{
@@ -236,10 +241,13 @@ int main(int argc, char** argv) {
         nlohmann::json out;
         bench::Workload workload;
         if (!trace_file.empty()) {
-            workload = bench::trace_workload(load_trace(trace_file, format_text, csv_columns_text),
-                                             line_size, requests);
+            std::optional<std::uint64_t> id_unit;
+            if (!id_unit_text.empty()) id_unit = size_or_throw(id_unit_text, "--id-unit");
+            const Trace trace =
+                bench::with_offsets(load_trace(trace_file, format_text, csv_columns_text), id_unit);
+            workload = bench::trace_workload(trace, line_size, requests);
             out["pattern"] = "trace";
-            out["trace"] = trace_file;
+            out["trace"] = trace.source; // the file, and how an object trace got its offsets
         } else {
             const std::uint64_t io_size =
                 io_size_text.empty() ? line_size : size_or_throw(io_size_text, "--io-size");
@@ -309,9 +317,10 @@ int main(int argc, char** argv) {
         } else {
             fmt::print("{} {} requests ({} reads, {} writes) over {} (cache {}, lines {}, "
                        "policy {})\n",
-                       trace_file.empty() ? pattern : trace_file, workload.ops.size(),
-                       workload.reads, workload.writes, iosig::format_size(workload.file_size),
-                       iosig::format_size(cache_size), iosig::format_size(line_size), policy);
+                       trace_file.empty() ? pattern : out["trace"].get<std::string>(),
+                       workload.ops.size(), workload.reads, workload.writes,
+                       iosig::format_size(workload.file_size), iosig::format_size(cache_size),
+                       iosig::format_size(line_size), policy);
             if (out["measured"].contains("direct_seconds"))
                 fmt::print("  direct on the home mount: {:.3f} s\n",
                            out["measured"]["direct_seconds"].get<double>());

@@ -79,6 +79,11 @@ Workload synthetic_workload(const std::string& pattern, std::uint64_t working_se
     return w;
 }
 
+Trace with_offsets(const Trace& trace, std::optional<std::uint64_t> id_unit) {
+    if (id_unit) return object_ids_as_offsets(trace, *id_unit);
+    return trace.kind == TraceKind::blocks ? trace : objects_end_to_end(trace);
+}
+
 Workload trace_workload(const Trace& trace, std::uint64_t line_size, std::uint64_t count) {
     if (trace.kind != TraceKind::blocks)
         throw std::invalid_argument(

@@ -1,11 +1,12 @@
 // The requests iosig-tierbench issues: a synthetic access pattern, or the first requests of a block
-// trace laid out on a file of just the lines they touch.
+// trace (or of an object trace given offsets) laid out on a file of just the lines they touch.
 #pragma once
 
 #include "iosig/tier/trace.hpp"
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -41,6 +42,11 @@ struct Workload {
 Workload synthetic_workload(const std::string& pattern, std::uint64_t working_set,
                             std::uint64_t io_size, std::uint64_t count, double write_ratio,
                             std::uint64_t seed);
+
+// `trace` with byte offsets to replay on a file: a block trace as it is; an object trace through
+// object_ids_as_offsets when the unit of its ids is given (they are block addresses), else
+// objects_end_to_end (trace.hpp). Throws std::invalid_argument for a unit given to a block trace.
+Trace with_offsets(const Trace& trace, std::optional<std::uint64_t> id_unit);
 
 // The first `count` requests of `trace` (kind blocks) with their sizes and directions. The lines
 // they touch keep their order by address with the gaps between them removed, so the home file

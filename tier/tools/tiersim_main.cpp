@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
         "Replay a block or object trace through a simulated two-tier cache (docs/tier.md)."};
     std::string trace_file, format_text, csv_columns_text, synthetic,
         policies = "lru", cache_sizes, line_size_text = "4K", mode_text, prefetch,
-        prefetch_buffer_text, write_trace;
+        prefetch_buffer_text, write_trace, id_unit_text;
     std::uint64_t seed = 42, synthetic_requests = 0;
     std::uint64_t hindsight_window = 1000;
     bool json = false, hindsight = false;
@@ -143,6 +143,11 @@ int main(int argc, char** argv) {
                    "csv columns, numbered from 1, for a trace without a header (or to override "
                    "it), e.g. op=4,offset=5,size=6 or obj_id=2,size=3; add ',header' to skip a "
                    "first line");
+    app.add_option("--id-unit", id_unit_text,
+                   "the object ids of this trace are block addresses in units of this many bytes "
+                   "(512: sectors, as in the shared cloudPhysics oracleGeneral file; 1: bytes); "
+                   "replays it as a block trace, in block mode unless --mode says otherwise")
+        ->needs(trace_opt);
     app.add_option("--policy", policies,
                    "lru, lfu, random, arc, ws, lecar, belady; comma-separated for several");
     app.add_option("--cache-size", cache_sizes,
@@ -240,6 +245,8 @@ int main(int argc, char** argv) {
                     static_cast<std::uint32_t>(std::min<std::uint64_t>(base.line_size, 1u << 30)));
             } else {
                 trace = load_trace(trace_file, format_text, csv_columns_text);
+                if (!id_unit_text.empty())
+                    trace = object_ids_as_offsets(trace, size_or_throw(id_unit_text, "--id-unit"));
             }
             if (trace.skipped_zero_size > 0)
                 fmt::print(

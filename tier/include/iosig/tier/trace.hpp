@@ -89,6 +89,18 @@ Trace parse_csv_trace(std::string_view text, std::string_view name,
                       const std::optional<CsvColumns>& columns = std::nullopt);
 Trace parse_oracle_general(std::string_view bytes, std::string_view name);
 
+// Object traces replayed as block traces (trace_objects.cpp), for block mode and for files:
+// - object_ids_as_offsets: each request's byte offset is its object id times `id_unit` bytes. Block
+//   traces converted to libCacheSim's oracleGeneral keep the block address as the object id (the
+//   shared cloudPhysics trace: 512-byte sectors, so 512; byte offsets: 1).
+// - objects_end_to_end: each distinct object gets an extent of its largest size, the extents one
+//   after another in the order of the ids, and every request covers its object's extent from the
+//   start; for traces whose ids are not addresses (hashed keys).
+// Both throw std::invalid_argument naming the trace for a block trace, and the request for an
+// offset past 2^64; object_ids_as_offsets also for a unit of 0.
+Trace object_ids_as_offsets(const Trace& objects, std::uint64_t id_unit);
+Trace objects_end_to_end(const Trace& objects);
+
 // Writes `trace` (kind blocks) as csv with the cloudPhysics header, so that generated traces can be
 // replayed by iosig-tiersim and other simulators.
 void write_csv_trace(const Trace& trace, const std::filesystem::path& file);
