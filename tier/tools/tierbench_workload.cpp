@@ -131,9 +131,12 @@ void prepare_home(const std::filesystem::path& path, std::uint64_t size) {
             c = static_cast<char>(rng());
         const std::size_t n =
             static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), size - done));
-        if (::write(fd, block.data(), n) != static_cast<ssize_t>(n)) {
+        if (const ssize_t written = ::write(fd, block.data(), n);
+            written != static_cast<ssize_t>(n)) {
+            const int error = written < 0 ? errno : ENOSPC; // a short write: the disk is full
             ::close(fd);
-            throw std::runtime_error(fmt::format("{}: write failed", path.string()));
+            throw std::runtime_error(fmt::format("{}: cannot write the {}-byte home file: {}",
+                                                 path.string(), size, std::strerror(error)));
         }
         done += n;
     }

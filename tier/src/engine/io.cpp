@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <random>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <thread>
 #include <unistd.h>
 
@@ -109,6 +110,18 @@ int File::ftruncate(off_t length) {
             return e;
     }
     return ::ftruncate(buffered_fd_, length) == 0 ? 0 : -errno;
+}
+
+int File::reserve(off_t length) {
+    const int e = ::posix_fallocate(buffered_fd_, 0, length);
+    if (e != EOPNOTSUPP && e != EINVAL) return -e; // 0 when reserved
+    struct stat st{};
+    struct statvfs fs{};
+    if (::fstat(buffered_fd_, &st) != 0 || ::fstatvfs(buffered_fd_, &fs) != 0) return -errno;
+    const auto allocated = static_cast<std::uint64_t>(st.st_blocks) * 512;
+    const auto wanted = static_cast<std::uint64_t>(length);
+    const auto free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+    return wanted <= allocated || wanted - allocated <= free_bytes ? 0 : -ENOSPC;
 }
 
 off_t File::size() const {

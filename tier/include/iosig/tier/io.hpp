@@ -41,6 +41,10 @@ public:
     ssize_t pwrite(const void* buffer, std::size_t count, off_t offset);
     int fdatasync();
     int ftruncate(off_t length);
+    // Reserves the blocks of the first `length` bytes (posix_fallocate), so that writes there
+    // cannot fail later for want of space. On a file system that cannot reserve, checks instead
+    // that its free space covers the blocks the file still lacks. -ENOSPC when they do not fit.
+    int reserve(off_t length);
     off_t size() const; // -errno on failure
 
     // The descriptor for io_uring, or -1 when writes must go through pwrite() (fault injection).
