@@ -1,6 +1,7 @@
 // iosig-tierbench's requests (tier/tools/tierbench_workload.hpp): a trace's lines laid out on a
 // compact home file in address order, and the synthetic patterns.
 #include "tierbench_workload.hpp"
+#include "trace_fixture.hpp"
 
 #include <gtest/gtest.h>
 #include <stdexcept>
@@ -9,11 +10,7 @@ namespace iosig::tier::bench {
 namespace {
 
 Trace block_trace(std::initializer_list<Request> requests) {
-    Trace t;
-    t.kind = TraceKind::blocks;
-    t.source = "hand-made";
-    t.requests = requests;
-    return t;
+    return test_support::hand_made_trace(TraceKind::blocks, requests);
 }
 
 constexpr std::uint64_t line = 4096;

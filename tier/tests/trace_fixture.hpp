@@ -6,8 +6,10 @@
 
 #include <exception>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace iosig::tier::test_support {
 
@@ -41,6 +43,16 @@ inline std::string error_of(auto&& f) {
         return e.what();
     }
     return "";
+}
+
+// A trace written out by hand, named `source` in messages.
+inline Trace hand_made_trace(TraceKind kind, std::initializer_list<Request> requests,
+                             std::string source = "hand-made") {
+    Trace t;
+    t.kind = kind;
+    t.source = std::move(source);
+    t.requests = requests;
+    return t;
 }
 
 } // namespace iosig::tier::test_support

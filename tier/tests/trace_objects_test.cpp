@@ -13,11 +13,7 @@ namespace {
 using test_support::error_of;
 
 Trace object_trace(std::initializer_list<Request> requests) {
-    Trace t;
-    t.kind = TraceKind::objects;
-    t.source = "objects.bin";
-    t.requests = requests;
-    return t;
+    return test_support::hand_made_trace(TraceKind::objects, requests, "objects.bin");
 }
 
 TEST(ObjectTrace, TheSharedOracleGeneralIdsAreTheCsvSectorsAndGiveItsByteOffsets) {
