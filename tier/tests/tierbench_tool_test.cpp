@@ -127,6 +127,32 @@ TEST(Tierbench, ReplaysAnObjectTraceEndToEndOrAtItsBlockAddresses) {
     EXPECT_NE(unit_zero.output.find("at least 1 byte"), std::string::npos) << unit_zero.output;
 }
 
+// A cache or home file too large for its directory's file system is refused before anything runs
+// (before, the direct run went first and the tier run failed with ENOSPC minutes later).
+TEST(Tierbench, SizesTheFileSystemsCannotHoldExitTwoBeforeAnyRun) {
+    ScratchDir dir;
+    std::filesystem::create_directories(dir / "cache");
+    std::filesystem::create_directories(dir / "home");
+    const ToolRun cache = tierbench(dir, "--working-set 1M --requests 10 --cache-size 1024P");
+    EXPECT_EQ(cache.status, 2) << cache.output;
+    EXPECT_NE(cache.output.find("--cache-size"), std::string::npos) << cache.output;
+    EXPECT_NE(cache.output.find("needs"), std::string::npos) << cache.output;
+    EXPECT_NE(cache.output.find((dir / "cache").string() + ", which has"), std::string::npos)
+        << cache.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "home" / "iosig-tierbench.dat"))
+        << "no home file written, no run made";
+
+    const ToolRun home =
+        tierbench(dir, "--working-set 1024P --io-size 4K --requests 10 --mode direct");
+    EXPECT_EQ(home.status, 2) << home.output;
+    EXPECT_NE(home.output.find("the home file needs"), std::string::npos) << home.output;
+    // The model alone needs no files at all.
+    const ToolRun model =
+        tierbench(dir, "--working-set 1024P --io-size 4K --requests 10 --mode model");
+    EXPECT_EQ(model.status, 0) << model.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "home" / "iosig-tierbench.dat"));
+}
+
 TEST(Tierbench, BadTraceInputExitsTwoNamingTheFileAndLine) {
     ScratchDir dir;
     std::filesystem::create_directories(dir / "cache");

@@ -267,10 +267,15 @@ int main(int argc, char** argv) {
             cache_size_of(cache_size_text, workload.file_size, line_size);
         const std::filesystem::path home =
             std::filesystem::absolute(home_dir) / "iosig-tierbench.dat";
-        bench::prepare_home(home, workload.file_size);
-
         TierConfig config;
         config.cache_file = std::filesystem::absolute(cache_dir) / "iosig-tierbench.cache";
+        if (mode != "model") { // the model needs only the mounts' paths
+            bench::require_room(home, workload.file_size, "the home file");
+            if (mode != "direct")
+                bench::require_room(config.cache_file, cache_size,
+                                    fmt::format("--cache-size {}", iosig::format_size(cache_size)));
+            bench::prepare_home(home, workload.file_size);
+        }
         config.cache_size = cache_size;
         config.line_size = line_size;
         config.policy = policy;

@@ -1,6 +1,8 @@
 // iosig-tierbench's requests (tierbench_workload.hpp).
 #include "tierbench_workload.hpp"
 
+#include "iosig/units.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <fmt/format.h>
 #include <random>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -116,6 +119,21 @@ Workload trace_workload(const Trace& trace, std::uint64_t line_size, std::uint64
     }
     summarise(w);
     return w;
+}
+
+void require_room(const std::filesystem::path& file, std::uint64_t bytes, const std::string& what) {
+    std::error_code ec;
+    const auto space = std::filesystem::space(file.parent_path(), ec);
+    if (ec)
+        throw std::invalid_argument(
+            fmt::format("{}: {}", file.parent_path().string(), ec.message()));
+    std::uint64_t held = 0;
+    struct stat st{};
+    if (::stat(file.c_str(), &st) == 0) held = static_cast<std::uint64_t>(st.st_blocks) * 512;
+    if (bytes > held && bytes - held > space.available)
+        throw std::invalid_argument(
+            fmt::format("{} needs {} on {}, which has {} free", what, iosig::format_size(bytes),
+                        file.parent_path().string(), iosig::format_size(space.available + held)));
 }
 
 void prepare_home(const std::filesystem::path& path, std::uint64_t size) {

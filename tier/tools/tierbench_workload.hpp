@@ -54,6 +54,11 @@ Trace with_offsets(const Trace& trace, std::optional<std::uint64_t> id_unit);
 // were adjacent stay adjacent. Throws std::invalid_argument for an object trace or no requests.
 Workload trace_workload(const Trace& trace, std::uint64_t line_size, std::uint64_t count);
 
+// Throws std::invalid_argument unless the file system of `file` has room for it to hold `bytes`
+// (its free space plus what `file`, if it exists, already holds): `what` names the option that
+// asked for it. So a run fails before it starts, not after a long direct run.
+void require_room(const std::filesystem::path& file, std::uint64_t bytes, const std::string& what);
+
 // The home file: `size` bytes of pseudo-random data, written buffered and synced (fast even on the
 // throttled disk, whose limit applies to direct and synchronous IO of the cgroup's processes).
 void prepare_home(const std::filesystem::path& path, std::uint64_t size);
