@@ -80,6 +80,17 @@ TEST(Tierbench, ReplaysATraceThroughTheTierAndCountsWhatTheModelCounts) {
     // 100 fills at 200 IOPS and 100 write-backs with their syncs: at least half a second.
     EXPECT_GT(out["model"]["tier_seconds"].get<double>(), 0.5);
     EXPECT_TRUE(out.contains("model_error"));
+
+    // --requests 0 replays the whole trace: all 350 requests, 150 lines.
+    const ToolRun all = tierbench(dir, "--trace " + (dir / "trace.csv").string() +
+                                           " --requests 0 --mode model --policy lru --json");
+    ASSERT_EQ(all.status, 0) << all.output;
+    const auto whole = nlohmann::json::parse(all.output);
+    EXPECT_EQ(whole["requests"], 350);
+    EXPECT_EQ(whole["working_set"], 150 * 4096);
+    const ToolRun none = tierbench(dir, "--requests 0 --mode model");
+    EXPECT_EQ(none.status, 2) << none.output;
+    EXPECT_NE(none.output.find("--requests must be at least 1"), std::string::npos) << none.output;
 }
 
 // An oracleGeneral record: u32 time, u64 object id, u32 size, i64 next access (libCacheSim).

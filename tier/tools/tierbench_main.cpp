@@ -210,7 +210,8 @@ int main(int argc, char** argv) {
                    "the object ids of the trace are block addresses in units of this many bytes "
                    "(512: sectors, as in the shared cloudPhysics oracleGeneral file; 1: bytes)")
         ->needs(trace_option);
-    app.add_option("--requests", requests, "number of requests (default 10000)");
+    app.add_option("--requests", requests,
+                   "number of requests (default 10000; with --trace, 0 replays all of them)");
     const std::vector<CLI::Option*> pattern_options{
         app.add_option("--working-set", working_set_text, "bytes the requests touch (default 16M)"),
         app.add_option("--io-size", io_size_text, "bytes per request (default: the line size)"),
@@ -245,7 +246,8 @@ int main(int argc, char** argv) {
             if (!id_unit_text.empty()) id_unit = size_or_throw(id_unit_text, "--id-unit");
             const Trace trace =
                 bench::with_offsets(load_trace(trace_file, format_text, csv_columns_text), id_unit);
-            workload = bench::trace_workload(trace, line_size, requests);
+            workload = bench::trace_workload(trace, line_size,
+                                             requests == 0 ? trace.requests.size() : requests);
             out["pattern"] = "trace";
             out["trace"] = trace.source; // the file, and how an object trace got its offsets
         } else {
@@ -257,6 +259,8 @@ int main(int argc, char** argv) {
                     "--io-size must be a multiple of 4K and at most the working set");
             if (write_ratio < 0 || write_ratio > 1)
                 throw std::invalid_argument("--write-ratio must be within 0..1");
+            if (requests == 0)
+                throw std::invalid_argument("--requests must be at least 1 for a pattern");
             workload = bench::synthetic_workload(pattern, working_set, io_size, requests,
                                                  write_ratio, seed);
             out["pattern"] = pattern;
