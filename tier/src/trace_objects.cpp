@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <limits>
+#include <map>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace iosig::tier {
 namespace {
@@ -48,19 +48,13 @@ Trace object_ids_as_offsets(const Trace& objects, std::uint64_t id_unit) {
 
 Trace objects_end_to_end(const Trace& objects) {
     require_objects(objects);
-    std::unordered_map<std::uint64_t, std::uint64_t> extent; // id -> largest size, then offset
+    std::map<std::uint64_t, std::uint64_t> extent; // id -> largest size, then offset (id order)
     for (const Request& r : objects.requests) {
         std::uint64_t& size = extent[r.id];
         size = std::max<std::uint64_t>(size, r.size);
     }
-    std::vector<std::uint64_t> ids;
-    ids.reserve(extent.size());
-    for (const auto& [id, size] : extent)
-        ids.push_back(id);
-    std::sort(ids.begin(), ids.end());
     std::uint64_t next = 0;
-    for (const std::uint64_t id : ids) {
-        std::uint64_t& slot = extent[id];
+    for (auto& [id, slot] : extent) {
         const std::uint64_t size = slot;
         if (next > last_byte - size)
             throw std::invalid_argument(fmt::format(

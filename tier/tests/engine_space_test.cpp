@@ -1,6 +1,7 @@
 // The cache file's space is reserved when the engine opens, so that a cache larger than its file
 // system fails at open with the sizes named, not with ENOSPC in the middle of a caller's IO.
 #include "engine_fixture.hpp"
+#include "iosig/tier/io.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -55,6 +56,19 @@ TEST_F(SmallFileSystem, ACacheLargerThanItsFileSystemFailsAtOpenNamingBothSizes)
     }
     // Nothing kept: the failed reservation gave its blocks back, so a cache that fits opens.
     EXPECT_NO_THROW(TierCache::open(small_config(dir_, 128)));
+}
+
+// room_for, which the reservation falls back on where posix_fallocate is not supported and
+// iosig-tierbench checks before it runs: the free space plus the blocks the file already holds.
+TEST_F(SmallFileSystem, RoomForAFileIsTheFreeSpacePlusTheBlocksItAlreadyHolds) {
+    std::error_code error;
+    EXPECT_EQ(room_for(dir_ / "new", error), 1u << 20);
+    EXPECT_FALSE(error);
+    test_support::write_file(dir_ / "old", test_support::pattern(256 << 10, 1));
+    EXPECT_EQ(room_for(dir_ / "old", error), 1u << 20) << "it may reuse its own 256K";
+    EXPECT_EQ(room_for(dir_ / "new", error), 768u << 10);
+    EXPECT_EQ(room_for(dir_ / "no-such-dir" / "file", error), 0u);
+    EXPECT_TRUE(error);
 }
 
 } // namespace

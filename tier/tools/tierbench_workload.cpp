@@ -1,6 +1,7 @@
 // iosig-tierbench's requests (tierbench_workload.hpp).
 #include "tierbench_workload.hpp"
 
+#include "iosig/tier/io.hpp"
 #include "iosig/units.hpp"
 
 #include <algorithm>
@@ -11,7 +12,6 @@
 #include <fmt/format.h>
 #include <random>
 #include <stdexcept>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -122,18 +122,15 @@ Workload trace_workload(const Trace& trace, std::uint64_t line_size, std::uint64
 }
 
 void require_room(const std::filesystem::path& file, std::uint64_t bytes, const std::string& what) {
-    std::error_code ec;
-    const auto space = std::filesystem::space(file.parent_path(), ec);
-    if (ec)
+    std::error_code error;
+    const std::uint64_t room = room_for(file, error);
+    if (error)
         throw std::invalid_argument(
-            fmt::format("{}: {}", file.parent_path().string(), ec.message()));
-    std::uint64_t held = 0;
-    struct stat st{};
-    if (::stat(file.c_str(), &st) == 0) held = static_cast<std::uint64_t>(st.st_blocks) * 512;
-    if (bytes > held && bytes - held > space.available)
+            fmt::format("{}: {}", file.parent_path().string(), error.message()));
+    if (bytes > room)
         throw std::invalid_argument(
             fmt::format("{} needs {} on {}, which has {} free", what, iosig::format_size(bytes),
-                        file.parent_path().string(), iosig::format_size(space.available + held)));
+                        file.parent_path().string(), iosig::format_size(room)));
 }
 
 void prepare_home(const std::filesystem::path& path, std::uint64_t size) {

@@ -23,13 +23,6 @@ std::filesystem::path journal_path(const TierConfig& c) {
     return c.cache_file.string() + ".journal";
 }
 
-// Bytes free for the caller on the file system that holds `file` (0 when unknown), for messages.
-std::uint64_t free_bytes(const std::filesystem::path& file) {
-    std::error_code ec;
-    const auto space = std::filesystem::space(file, ec);
-    return ec ? 0 : space.available;
-}
-
 // Writes the dirty lines a crashed engine left in its cache file to their home files.
 RecoveryReport write_home_after_crash(const TierConfig& config, const JournalState& state) {
     RecoveryReport report;
@@ -143,12 +136,14 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
                                     std::strerror(-e)));
     // Reserved now, so that a cache larger than its file system's free space (a sparse file on a
     // small tmpfs) fails here and not with ENOSPC in the middle of the caller's IO.
-    if (const int e = cache_->reserve(static_cast<off_t>(lines_ * line_size_)); e < 0)
-        throw TierError(
-            fmt::format("{}: cannot reserve {} for the cache on its file system ({} "
-                        "free): {}; give a smaller cache size",
-                        config.cache_file.string(), iosig::format_size(lines_ * line_size_),
-                        iosig::format_size(free_bytes(config.cache_file)), std::strerror(-e)));
+    if (const int e = cache_->reserve(static_cast<off_t>(lines_ * line_size_)); e < 0) {
+        std::error_code unknown;
+        throw TierError(fmt::format(
+            "{}: cannot reserve {} for the cache on its file system ({} "
+            "free): {}; give a smaller cache size",
+            config.cache_file.string(), iosig::format_size(lines_ * line_size_),
+            iosig::format_size(room_for(config.cache_file, unknown)), std::strerror(-e)));
+    }
     if (const int e = journal_->reset(line_size_, lines_); e < 0)
         throw TierError(fmt::format("{}: cannot start the journal: {}",
                                     journal_path(config).string(), std::strerror(-e)));

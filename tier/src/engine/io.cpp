@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <random>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <thread>
 #include <unistd.h>
 
@@ -112,16 +111,23 @@ int File::ftruncate(off_t length) {
     return ::ftruncate(buffered_fd_, length) == 0 ? 0 : -errno;
 }
 
+std::uint64_t room_for(const std::filesystem::path& file, std::error_code& error) {
+    const auto space =
+        std::filesystem::space(file.parent_path().empty() ? "." : file.parent_path(), error);
+    if (error) return 0;
+    struct stat st{};
+    const std::uint64_t held =
+        ::stat(file.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_blocks) * 512 : 0;
+    return space.available + held;
+}
+
 int File::reserve(off_t length) {
     const int e = ::posix_fallocate(buffered_fd_, 0, length);
     if (e != EOPNOTSUPP && e != EINVAL) return -e; // 0 when reserved
-    struct stat st{};
-    struct statvfs fs{};
-    if (::fstat(buffered_fd_, &st) != 0 || ::fstatvfs(buffered_fd_, &fs) != 0) return -errno;
-    const auto allocated = static_cast<std::uint64_t>(st.st_blocks) * 512;
-    const auto wanted = static_cast<std::uint64_t>(length);
-    const auto free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
-    return wanted <= allocated || wanted - allocated <= free_bytes ? 0 : -ENOSPC;
+    std::error_code error;
+    const std::uint64_t room = room_for(path_, error);
+    if (error) return -error.value();
+    return static_cast<std::uint64_t>(length) <= room ? 0 : -ENOSPC;
 }
 
 off_t File::size() const {

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <sys/types.h>
+#include <system_error>
 #include <vector>
 
 namespace iosig::tier {
@@ -20,6 +21,10 @@ namespace iosig::tier {
 enum class FileRole : std::uint8_t { cache, journal, home };
 
 class IoFaults;
+
+// Bytes `file` can hold on its file system: the free space there plus the blocks the file already
+// has (it may not exist yet). Sets `error` and returns 0 when its directory cannot be examined.
+std::uint64_t room_for(const std::filesystem::path& file, std::error_code& error);
 
 class File {
 public:
@@ -42,8 +47,8 @@ public:
     int fdatasync();
     int ftruncate(off_t length);
     // Reserves the blocks of the first `length` bytes (posix_fallocate), so that writes there
-    // cannot fail later for want of space. On a file system that cannot reserve, checks instead
-    // that its free space covers the blocks the file still lacks. -ENOSPC when they do not fit.
+    // cannot fail later for want of space. On a file system that cannot reserve, checks room_for
+    // instead. -ENOSPC when they do not fit.
     int reserve(off_t length);
     off_t size() const; // -errno on failure
 
