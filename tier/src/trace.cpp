@@ -76,8 +76,9 @@ TraceFormat parse_trace_format(std::string_view text) {
     if (f == "csv") return TraceFormat::csv;
     if (f == "oraclegeneral" || f == "oracle" || f == "oracle_general")
         return TraceFormat::oracle_general;
+    if (f == "txt" || f == "text") return TraceFormat::txt;
     throw std::invalid_argument(
-        fmt::format("unknown trace format '{}' (expected csv or oracleGeneral)", text));
+        fmt::format("unknown trace format '{}' (expected csv, oracleGeneral or txt)", text));
 }
 
 TraceFormat guess_trace_format(const std::filesystem::path& file) {
@@ -86,8 +87,9 @@ TraceFormat guess_trace_format(const std::filesystem::path& file) {
     if (name.ends_with(".csv")) return TraceFormat::csv;
     if (name.find("oraclegeneral") != std::string::npos || name.ends_with(".bin"))
         return TraceFormat::oracle_general;
+    if (name.ends_with(".txt") || name.ends_with(".trc")) return TraceFormat::txt;
     throw std::invalid_argument(fmt::format(
-        "{}: cannot tell the trace format from the name; pass --format csv|oracleGeneral",
+        "{}: cannot tell the trace format from the name; pass --format csv|oracleGeneral|txt",
         file.string()));
 }
 
@@ -104,8 +106,15 @@ Trace load_trace(const std::filesystem::path& file, TraceFormat format,
         throw TraceError(fmt::format("{}: read error", file.string()));
     if (const auto kind = detail::detect_compression(bytes); kind != detail::Compression::none)
         bytes = detail::decompress(bytes, kind, file.string());
-    return format == TraceFormat::csv ? parse_csv_trace(bytes, file.string(), columns)
-                                      : parse_oracle_general(bytes, file.string());
+    switch (format) {
+    case TraceFormat::csv:
+        return parse_csv_trace(bytes, file.string(), columns);
+    case TraceFormat::txt:
+        return parse_txt_trace(bytes, file.string());
+    case TraceFormat::oracle_general:
+        break;
+    }
+    return parse_oracle_general(bytes, file.string());
 }
 
 namespace {
@@ -133,8 +142,32 @@ CsvColumns columns_from_header(const std::vector<std::string_view>& fields) {
 bool block_trace(const CsvColumns& c) {
     return c.size >= 0 && (c.lbn >= 0 || c.offset >= 0);
 }
+// The size column is optional: without it every object counts one byte, so that a cache size
+// in bytes is a number of objects.
 bool object_trace(const CsvColumns& c) {
-    return c.size >= 0 && c.object >= 0;
+    return c.object >= 0;
+}
+
+bool is_decimal(std::string_view text) {
+    std::uint64_t value = 0;
+    return parse_number(text, value);
+}
+
+// MSR Cambridge's block traces (SNIA IOTTA), the most replayed public block traces, come without
+// a header: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime, Type Read or Write,
+// Offset and Size in bytes. A first line of exactly that shape is read as such (and the trace's
+// source says so); anything else still needs a header or --csv-columns.
+std::optional<CsvColumns> msr_cambridge_columns(const std::vector<std::string_view>& fields) {
+    if (fields.size() != 7) return std::nullopt;
+    const std::string type = lower(fields[3]);
+    if ((type != "read" && type != "write") || !is_decimal(fields[0]) || !is_decimal(fields[2]) ||
+        !is_decimal(fields[4]) || !is_decimal(fields[5]) || !is_decimal(fields[6]))
+        return std::nullopt;
+    CsvColumns c;
+    c.op = 3;
+    c.offset = 4;
+    c.size = 5;
+    return c;
 }
 
 // Object ids that are not numbers (hashed keys in key-value traces): FNV-1a, stable across builds.
@@ -187,8 +220,8 @@ CsvColumns parse_csv_columns(std::string_view spec) {
     }
     if (!block_trace(c) && !object_trace(c))
         throw std::invalid_argument(
-            fmt::format("--csv-columns '{}': name size and lbn or offset (a block trace), or size "
-                        "and obj_id (an object trace)",
+            fmt::format("--csv-columns '{}': name size and lbn or offset (a block trace), or "
+                        "obj_id and optionally size (an object trace)",
                         spec));
     if (block_trace(c) && object_trace(c))
         throw std::invalid_argument(fmt::format(
@@ -218,20 +251,27 @@ Trace parse_csv_trace(std::string_view text, std::string_view name,
             continue;
         }
         if (!columns) {
-            columns = columns_from_header(fields);
-            header_fields = fields.size();
-            if (block_trace(*columns))
+            if (auto msr = msr_cambridge_columns(fields)) {
+                // Not a header: this line is the first request.
+                columns = msr;
                 trace.kind = TraceKind::blocks;
-            else if (object_trace(*columns))
-                trace.kind = TraceKind::objects;
-            else
-                throw TraceError(fmt::format(
-                    "{}:{}: expected a header naming the columns size and lbn or offset (a block "
-                    "trace, e.g. 'version,time,op,size,lbn') or obj_id and obj_size (an object "
-                    "trace), got '{}'; for a trace without a header, name the columns with "
-                    "--csv-columns",
-                    name, line_no, line));
-            continue;
+                trace.source += " (no header: MSR Cambridge's columns op=4,offset=5,size=6)";
+            } else {
+                columns = columns_from_header(fields);
+                header_fields = fields.size();
+                if (block_trace(*columns))
+                    trace.kind = TraceKind::blocks;
+                else if (object_trace(*columns))
+                    trace.kind = TraceKind::objects;
+                else
+                    throw TraceError(fmt::format(
+                        "{}:{}: expected a header naming the columns size and lbn or offset (a "
+                        "block trace, e.g. 'version,time,op,size,lbn') or obj_id and optionally "
+                        "obj_size (an object trace), got '{}'; for a trace without a header, name "
+                        "the columns with --csv-columns",
+                        name, line_no, line));
+                continue;
+            }
         }
         if (header_fields > 0 && fields.size() != header_fields)
             throw TraceError(fmt::format("{}:{}: {} fields, the header has {}", name, line_no,
@@ -244,8 +284,8 @@ Trace parse_csv_trace(std::string_view text, std::string_view name,
         const auto field = [&](int col) { return fields[static_cast<std::size_t>(col)]; };
         Request r;
         if (columns->op >= 0) r.write = parse_op(field(columns->op), name, line_no);
-        std::uint64_t size = 0;
-        if (!parse_number(field(columns->size), size) || size > 0xffffffffu)
+        std::uint64_t size = 1; // an object trace without sizes counts objects
+        if (columns->size >= 0 && (!parse_number(field(columns->size), size) || size > 0xffffffffu))
             throw TraceError(fmt::format("{}:{}: size '{}' is not a byte count below 4 GiB", name,
                                          line_no, field(columns->size)));
         if (trace.kind == TraceKind::blocks && columns->lbn >= 0) {
@@ -271,6 +311,25 @@ Trace parse_csv_trace(std::string_view text, std::string_view name,
         trace.requests.push_back(r);
     }
     if (!columns) throw TraceError(fmt::format("{}: empty trace (no header)", name));
+    return trace;
+}
+
+Trace parse_txt_trace(std::string_view text, std::string_view name) {
+    Trace trace;
+    trace.source = std::string(name);
+    trace.kind = TraceKind::objects;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t eol = text.find('\n', pos);
+        if (eol == std::string_view::npos) eol = text.size();
+        const std::string_view line = trim(text.substr(pos, eol - pos));
+        pos = eol + 1;
+        if (line.empty() || line.front() == '#') continue;
+        const std::string_view id = line.substr(0, line.find_first_of(" \t"));
+        trace.requests.push_back(Request{object_id(id), 1, false});
+    }
+    if (trace.requests.empty())
+        throw TraceError(fmt::format("{}: empty trace (no object ids)", name));
     return trace;
 }
 

@@ -135,6 +135,45 @@ TEST(Tiersim, IdUnitReplaysAnObjectTraceOfBlockAddressesLineByLine) {
         << block_trace.output;
 }
 
+// Published traces in other shapes run as they come: a LIRS-style text trace (one block number per
+// line) counts objects, or lines once --id-unit says the numbers are 4 KiB blocks; a headerless MSR
+// Cambridge csv is recognised and the output says which columns were assumed.
+TEST(Tiersim, TextTracesAndHeaderlessMsrTracesRunAsTheyArePublished) {
+    const auto dir = std::filesystem::temp_directory_path();
+    const auto trc = dir / ("iosig-tiersim-" + std::to_string(::getpid()) + ".trc");
+    std::ofstream(trc) << "1\n2\n3\n1\n2\n3\n1\n";
+    // LRU with room for 2 of the 3 blocks misses every time; with 3, only the first three.
+    const ToolRun objects =
+        tiersim("--trace " + trc.string() + " --policy lru --cache-size 2,3 --json");
+    ASSERT_EQ(objects.status, 0) << objects.output;
+    const auto by_count = nlohmann::json::parse(objects.output).at("results");
+    EXPECT_EQ(by_count[0]["mode"], "object");
+    EXPECT_EQ(by_count[0]["misses"], 7);
+    EXPECT_EQ(by_count[1]["misses"], 3);
+    const ToolRun blocks = tiersim("--trace " + trc.string() +
+                                   " --id-unit 4K --policy lru --cache-size 8K,12K --json");
+    ASSERT_EQ(blocks.status, 0) << blocks.output;
+    const auto by_line = nlohmann::json::parse(blocks.output).at("results");
+    EXPECT_EQ(by_line[0]["mode"], "block");
+    EXPECT_EQ(by_line[0]["misses"], 7);
+    EXPECT_EQ(by_line[1]["misses"], 3);
+    std::filesystem::remove(trc);
+
+    const auto msr = dir / ("iosig-tiersim-msr-" + std::to_string(::getpid()) + ".csv");
+    std::ofstream(msr) << "128166372003061629,hm,0,Read,0,8192,1331\n"
+                          "128166372003061700,hm,0,Write,4096,4096,1331\n";
+    const ToolRun msr_run =
+        tiersim("--trace " + msr.string() + " --policy lru --cache-size 1M --json");
+    ASSERT_EQ(msr_run.status, 0) << msr_run.output;
+    const auto out = nlohmann::json::parse(msr_run.output);
+    EXPECT_NE(out["trace"].get<std::string>().find("MSR Cambridge's columns op=4,offset=5,size=6"),
+              std::string::npos)
+        << out.dump();
+    EXPECT_EQ(out["results"][0]["references"], 3); // two lines, then the second one again
+    EXPECT_EQ(out["results"][0]["misses"], 2);
+    std::filesystem::remove(msr);
+}
+
 TEST(Tiersim, BadInputExitsTwoNamingTheFileAndLine) {
     const auto path = std::filesystem::temp_directory_path() /
                       ("iosig-tiersim-bad-" + std::to_string(::getpid()) + ".csv");

@@ -171,7 +171,7 @@ TEST(TraceFormats, CsvObjectTracesWithHashedKeys) {
     EXPECT_EQ(r.misses, 2u); // a1b2c3 once, 42 once
     EXPECT_EQ(error_of([] { parse_csv_trace("obj_id,obj_size\n,5\n", "kv.csv"); }),
               "kv.csv:2: empty object id");
-    EXPECT_EQ(error_of([] { parse_csv_trace("obj_id,op\n1,get\n", "kv.csv"); }).substr(0, 40),
+    EXPECT_EQ(error_of([] { parse_csv_trace("time,op\n1,get\n", "kv.csv"); }).substr(0, 40),
               "kv.csv:1: expected a header naming the c");
     EXPECT_EQ(
         error_of([] { parse_csv_trace("key,size,op\nk,10,delete\n", "kv.csv"); }).substr(0, 43),
@@ -210,6 +210,76 @@ TEST(TraceFormats, HeaderlessCsvWithNamedColumnsAndByteOffsets) {
               "short.csv:1: 2 fields, but column 3 is named");
 }
 
+// A headerless first line of exactly MSR Cambridge's shape is read as that layout, and is the
+// first request, not a header; the source says which columns were assumed.
+TEST(TraceFormats, HeaderlessMsrCambridgeTracesAreRecognised) {
+    const std::string msr = "128166372003061629,hm,0,Read,8192,4096,1331\n"
+                            "128166372016382155,hm,0,Write,1073741824,8192,1536\n";
+    const Trace t = parse_csv_trace(msr, "hm_0.csv");
+    EXPECT_EQ(t.kind, TraceKind::blocks);
+    EXPECT_EQ(t.source, "hm_0.csv (no header: MSR Cambridge's columns op=4,offset=5,size=6)");
+    ASSERT_EQ(t.requests.size(), 2u);
+    EXPECT_EQ(t.requests[0].id, 8192u);
+    EXPECT_EQ(t.requests[0].size, 4096u);
+    EXPECT_FALSE(t.requests[0].write);
+    EXPECT_EQ(t.requests[1].id, 1073741824u);
+    EXPECT_TRUE(t.requests[1].write);
+    // Named columns win over the recognition, and a later line of another shape is an error.
+    const Trace named = parse_csv_trace(msr, "hm_0.csv", parse_csv_columns("op=4,lbn=3,size=6"));
+    EXPECT_EQ(named.source, "hm_0.csv");
+    EXPECT_EQ(named.requests[0].id, 0u); // disk 0 read as the sector
+    EXPECT_EQ(error_of([&] { parse_csv_trace(msr + "1,hm,0,Read,0\n", "hm_0.csv"); }),
+              "hm_0.csv:3: 5 fields, but column 6 is named");
+    // Almost that shape is not guessed at: a type that is neither Read nor Write, a size that is
+    // not a number.
+    EXPECT_EQ(error_of([] { parse_csv_trace("1,hm,0,Trim,0,4096,1\n", "x.csv"); }).substr(0, 40),
+              "x.csv:1: expected a header naming the co");
+    EXPECT_EQ(error_of([] { parse_csv_trace("1,hm,0,Read,0,4k,1\n", "x.csv"); }).substr(0, 40),
+              "x.csv:1: expected a header naming the co");
+}
+
+// Object traces without sizes (a csv with ids only, or txt: one id per line, as libCacheSim's
+// plain text traces and the LIRS traces): every object counts one byte, so a cache size in bytes
+// is a number of objects.
+TEST(TraceFormats, ObjectTracesWithoutSizesCountObjects) {
+    const Trace csv = parse_csv_trace("time,obj_id\n1,7\n2,8\n3,7\n", "ids.csv");
+    EXPECT_EQ(csv.kind, TraceKind::objects);
+    ASSERT_EQ(csv.requests.size(), 3u);
+    EXPECT_EQ(csv.requests[0].size, 1u);
+    EXPECT_EQ(csv.requests[2].id, 7u);
+    const Trace given =
+        parse_csv_trace("key\nk2\nkey\n", "keys.csv", parse_csv_columns("obj_id=1"));
+    EXPECT_EQ(given.requests[0].id, given.requests[2].id);
+    EXPECT_NE(given.requests[0].id, given.requests[1].id);
+
+    const Trace txt = parse_txt_trace("# LIRS style\n5\n6 extra words\n\n5\nkey\r\n", "t.txt");
+    EXPECT_EQ(txt.kind, TraceKind::objects);
+    ASSERT_EQ(txt.requests.size(), 4u);
+    EXPECT_EQ(txt.requests[0].id, 5u);
+    EXPECT_EQ(txt.requests[1].id, 6u);
+    EXPECT_EQ(txt.requests[2].id, 5u);
+    EXPECT_EQ(txt.requests[3].size, 1u);
+    EXPECT_EQ(txt.requests[3].id, given.requests[0].id); // keys hashed as in csv
+    EXPECT_EQ(error_of([] { parse_txt_trace("# nothing\n\n", "e.txt"); }),
+              "e.txt: empty trace (no object ids)");
+
+    // Two objects of one byte each fit a cache of 2 bytes: 5, 6, 5 misses twice, then 'key'.
+    SimConfig config;
+    config.cache_size = 2;
+    EXPECT_EQ(simulate(txt, config).misses, 3u);
+    config.cache_size = 1;
+    EXPECT_EQ(simulate(txt, config).misses, 4u);
+
+    EXPECT_EQ(guess_trace_format("lirs/sprite.trc"), TraceFormat::txt);
+    EXPECT_EQ(guess_trace_format("ids.txt.zst"), TraceFormat::txt);
+    EXPECT_EQ(parse_trace_format("TXT"), TraceFormat::txt);
+    EXPECT_EQ(error_of([] { parse_trace_format("parquet"); }),
+              "unknown trace format 'parquet' (expected csv, oracleGeneral or txt)");
+    EXPECT_EQ(error_of([] { guess_trace_format("trace.dat"); }),
+              "trace.dat: cannot tell the trace format from the name; pass --format "
+              "csv|oracleGeneral|txt");
+}
+
 TEST(TraceFormats, BadColumnSpecsAreNamed) {
     EXPECT_EQ(error_of([] { parse_csv_columns("op=4,offst=5,size=6"); }),
               "--csv-columns: unknown column name 'offst' (expected op, size, lbn, offset, obj_id "
@@ -217,8 +287,8 @@ TEST(TraceFormats, BadColumnSpecsAreNamed) {
     EXPECT_EQ(error_of([] { parse_csv_columns("op=0,offset=5,size=6"); }),
               "--csv-columns: 'op=0' is not NAME=COLUMN with a column number from 1");
     EXPECT_EQ(error_of([] { parse_csv_columns("op=4,size=6"); }),
-              "--csv-columns 'op=4,size=6': name size and lbn or offset (a block trace), or size "
-              "and obj_id (an object trace)");
+              "--csv-columns 'op=4,size=6': name size and lbn or offset (a block trace), or "
+              "obj_id and optionally size (an object trace)");
     EXPECT_EQ(error_of([] { parse_csv_columns("offset=1,obj_id=2,size=3"); }),
               "--csv-columns 'offset=1,obj_id=2,size=3': either lbn/offset (a block trace) or "
               "obj_id, not both");

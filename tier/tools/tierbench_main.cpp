@@ -198,10 +198,13 @@ int main(int argc, char** argv) {
                    "node YAML with both mounts (e.g. the lab's lab.yaml), for the model");
     auto* trace_option = app.add_option(
         "--trace", trace_file,
-        "replay the first --requests requests of this trace (csv or oracleGeneral) instead of a "
+        "replay the first --requests requests of this trace (csv, oracleGeneral or txt) instead of "
+        "a "
         "pattern, on a home file of the lines they touch; an object trace's objects are laid "
         "end to end in the order of their ids, unless --id-unit says the ids are addresses");
-    app.add_option("--format", format_text, "csv or oracleGeneral (default: from the file name)")
+    app.add_option(
+           "--format", format_text,
+           "csv, oracleGeneral or txt (one object id per line; default: from the file name)")
         ->needs(trace_option);
     app.add_option("--csv-columns", csv_columns_text,
                    "csv layout without a header, e.g. offset=1,size=2 (as iosig-tiersim)")
@@ -336,9 +339,11 @@ int main(int argc, char** argv) {
             if (out["measured"].contains("tier_seconds"))
                 fmt::print("  through the tier:         {:.3f} s\n",
                            out["measured"]["tier_seconds"].get<double>());
-            if (out["measured"].contains("speedup"))
-                fmt::print("  speedup:                  {:.1f}x\n",
-                           out["measured"]["speedup"].get<double>());
+            if (out["measured"].contains("speedup")) {
+                // Two decimals below 1x, so that a slowdown does not print as 0.0x.
+                const double speedup = out["measured"]["speedup"].get<double>();
+                fmt::print("  speedup:                  {:.{}f}x\n", speedup, speedup < 1 ? 2 : 1);
+            }
             if (out["model"].contains("tier_seconds"))
                 fmt::print(
                     "  model:                    {:.3f} s (Eqs. 1-4 {:.3f} s: hits {:.3f} s, "

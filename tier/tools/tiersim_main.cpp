@@ -129,8 +129,9 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 42, synthetic_requests = 0;
     std::uint64_t hindsight_window = 1000;
     bool json = false, hindsight = false;
-    auto* trace_opt = app.add_option("--trace", trace_file,
-                                     "trace file (csv block trace or oracleGeneral binary)");
+    auto* trace_opt =
+        app.add_option("--trace", trace_file,
+                       "trace file (csv block or object trace, oracleGeneral binary, or txt)");
     app.add_option("--synthetic", synthetic,
                    "generate a trace instead: poisson, irm, switching, strided, markov, random")
         ->excludes(trace_opt);
@@ -138,7 +139,9 @@ int main(int argc, char** argv) {
                    "length of the synthetic trace (0 = its default)");
     app.add_option("--write-trace", write_trace,
                    "also write the (synthetic) block trace as csv to this file");
-    app.add_option("--format", format_text, "csv or oracleGeneral (default: from the file name)");
+    app.add_option(
+        "--format", format_text,
+        "csv, oracleGeneral or txt (one object id per line; default: from the file name)");
     app.add_option("--csv-columns", csv_columns_text,
                    "csv columns, numbered from 1, for a trace without a header (or to override "
                    "it), e.g. op=4,offset=5,size=6 or obj_id=2,size=3; add ',header' to skip a "

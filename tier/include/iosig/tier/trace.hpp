@@ -7,8 +7,14 @@
 // - oracleGeneral (libCacheSim): little-endian 24-byte records {u32 time, u64 obj_id, u32 obj_size,
 //   i64 next_access_vtime}. Requests are whole objects; reads and writes are not distinguished.
 //   Records of size 0 are skipped and counted, as libCacheSim's readers do by default.
-// - csv (object trace): a header naming an object column (obj_id, key or object) and a size column
-//   (obj_size or size), optionally op; ids that are not decimal numbers (hashed keys) are hashed.
+// - csv (object trace): a header naming an object column (obj_id, key or object), optionally a size
+//   column (obj_size or size; without it every object counts one byte, so a cache size in bytes
+//   is a number of objects) and op; ids that are not decimal numbers (hashed keys) are hashed.
+// - csv without a header: the columns given (CsvColumns), or, when the first line has MSR
+//   Cambridge's shape (Timestamp,Hostname,DiskNumber,Read|Write,Offset,Size,ResponseTime), those
+//   columns; the trace's source then says so.
+// - txt: one object id per line (the first word; libCacheSim's plain text traces, the LIRS
+//   traces), every object one byte, all reads.
 // load_trace also reads either format compressed with zstd or gzip (detected from the content;
 // cacheMon's cache_dataset publishes *.oracleGeneral.zst).
 #pragma once
@@ -23,7 +29,7 @@
 
 namespace iosig::tier {
 
-enum class TraceFormat : std::uint8_t { csv, oracle_general };
+enum class TraceFormat : std::uint8_t { csv, oracle_general, txt };
 enum class TraceKind : std::uint8_t {
     objects, // Request::id is an object id, size the object's size
     blocks,  // Request::id is a byte offset, size the length of the byte range
@@ -58,16 +64,16 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// "csv" or "oracleGeneral" (case-insensitive; "oracle" also accepted). Throws
+// "csv", "oracleGeneral" or "txt" (case-insensitive; "oracle" and "text" also accepted). Throws
 // std::invalid_argument.
 TraceFormat parse_trace_format(std::string_view text);
 // From the file name, after dropping .zst/.zstd/.gz: *.csv -> csv, *oracleGeneral* / *.bin ->
-// oracleGeneral; throws when unclear.
+// oracleGeneral, *.txt / *.trc -> txt; throws when unclear.
 TraceFormat guess_trace_format(const std::filesystem::path& file);
 
 // Which csv column holds what (0-based; -1: none). From the header line, or given for a trace
 // without one. A block trace needs size and lbn (512-byte sectors) or offset (bytes); an object
-// trace size and obj_id; op is optional (all reads without it).
+// trace obj_id and optionally size; op is optional (all reads without it).
 struct CsvColumns {
     int op = -1, size = -1, lbn = -1, offset = -1, object = -1;
     bool header = false; // given columns: the first line is a header, skipped
@@ -88,6 +94,7 @@ Trace load_trace(const std::filesystem::path& file, std::string_view format_text
 Trace parse_csv_trace(std::string_view text, std::string_view name,
                       const std::optional<CsvColumns>& columns = std::nullopt);
 Trace parse_oracle_general(std::string_view bytes, std::string_view name);
+Trace parse_txt_trace(std::string_view text, std::string_view name);
 
 // Object traces replayed as block traces (trace_objects.cpp), for block mode and for files:
 // - object_ids_as_offsets: each request's byte offset is its object id times `id_unit` bytes. Block
