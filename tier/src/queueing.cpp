@@ -17,7 +17,9 @@ CompletionTime completion_time(const std::vector<ProcessLoad>& processes, const 
     for (const ProcessLoad& p : processes) {
         const double hit = static_cast<double>(p.reads) / rates.tier1_read +
                            static_cast<double>(p.writes) / rates.tier1_write; // Eq. 1
-        const double fetch = static_cast<double>(p.tier2_reads) / rates.tier2_read;
+        const double fetch = p.fetch_seconds
+                                 ? *p.fetch_seconds
+                                 : static_cast<double>(p.tier2_reads) / rates.tier2_read;
         const double write_back = static_cast<double>(p.tier2_writes) / rates.tier2_write;
         const double miss = rates.tier2_independent_read_write ? std::max(fetch, write_back)
                                                                : fetch + write_back; // Eq. 2
@@ -106,11 +108,26 @@ TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
     };
     const Device& fast_device = device_of(fast);
     const Device& slow_device = device_of(slow);
-    return TierRates{service_rate(fast_device, line_size, true, random),
-                     service_rate(fast_device, line_size, false, random),
-                     service_rate(slow_device, line_size, true, random),
-                     service_rate(slow_device, line_size, false, random),
-                     slow_device.performance.independent_read_write};
+    TierRates rates{service_rate(fast_device, line_size, true, random),
+                    service_rate(fast_device, line_size, false, random),
+                    service_rate(slow_device, line_size, true, random),
+                    service_rate(slow_device, line_size, false, random),
+                    slow_device.performance.independent_read_write,
+                    {}};
+    rates.tier2_read_io = [slow = slow_device, random](std::uint64_t bytes) {
+        return service_rate(slow, bytes, true, random);
+    };
+    return rates;
+}
+
+double fetch_seconds(const TierRates& rates, std::uint64_t lines, std::uint64_t ios,
+                     std::uint64_t line_size) {
+    if (lines == 0) return 0;
+    if (!rates.tier2_read_io || ios == 0 || ios >= lines)
+        return static_cast<double>(lines) / rates.tier2_read;
+    const auto bytes = static_cast<std::uint64_t>(
+        std::llround(static_cast<double>(lines * line_size) / static_cast<double>(ios)));
+    return static_cast<double>(ios) / rates.tier2_read_io(bytes);
 }
 
 } // namespace iosig::tier

@@ -160,10 +160,24 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
             throw std::invalid_argument("fills per request: too many requests");
         request_of = request_of_references(trace, config.line_size);
         result.request_fills.assign(trace.requests.size(), 0);
+        result.request_fill_reads.assign(trace.requests.size(), 0);
     }
+    // The engine's fill runs: a read miss (already inserted, so its evictions are done) fetches
+    // the lines after it in its request that the cache does not hold, up to run_lines.
+    const std::uint64_t run_lines = std::max<std::uint64_t>(
+        1, config.fill_run_bytes / std::max<std::uint64_t>(1, config.line_size));
+    std::size_t run_end = 0; // references [.., run_end) came with the current run
     const auto miss = [&](const Reference& ref, std::size_t i) {
-        if (count_miss(result, ref, config.line_size) && !request_of.empty())
-            ++result.request_fills[request_of[i]];
+        if (!count_miss(result, ref, config.line_size) || request_of.empty()) return;
+        const std::uint32_t request = request_of[i];
+        ++result.request_fills[request];
+        if (!ref.write && i < run_end) return; // fetched with an earlier line of its request
+        ++result.request_fill_reads[request];
+        if (ref.write) return; // a partial write fills its line alone
+        run_end = i + 1;
+        while (run_end < refs.size() && run_end - i < run_lines && request_of[run_end] == request &&
+               !cache.contains(refs[run_end].key))
+            ++run_end;
     };
     const std::vector<std::int64_t> next =
         policy_is_offline(config.policy) ? next_references(refs) : std::vector<std::int64_t>{};

@@ -9,14 +9,28 @@ namespace iosig::tier {
 
 TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                                  const TierRates& rates, WritebackModelConfig writeback,
-                                 const std::vector<std::uint32_t>* request_fills) {
+                                 const std::vector<std::uint32_t>* request_fills,
+                                 const std::vector<std::uint32_t>* request_fill_reads) {
     if (trace.kind != TraceKind::blocks)
         throw std::invalid_argument("the tier's time needs a block trace");
     if (writeback.line_size == 0) throw std::invalid_argument("line size must be > 0");
     if (request_fills && request_fills->size() != trace.requests.size())
         throw std::invalid_argument("one fill count per request");
+    if (request_fill_reads &&
+        (!request_fills || request_fill_reads->size() != request_fills->size()))
+        throw std::invalid_argument("one fill read count per request, with the fill counts");
     // Every line a request touches is served by tier 1 (n_i,r and n_i,w count line references).
-    ProcessLoad load{0, 0, tier2_reads, 0};
+    ProcessLoad load{0, 0, tier2_reads, 0, std::nullopt};
+    // With fill runs known: the demand fills' time, request by request; the rest of tier2_reads
+    // (prefetches) one read per line.
+    double demand_fetch = 0;
+    std::uint64_t demand_lines = 0;
+    const auto request_fetch = [&](std::size_t i) {
+        const std::uint32_t lines = (*request_fills)[i];
+        return request_fill_reads
+                   ? fetch_seconds(rates, lines, (*request_fill_reads)[i], writeback.line_size)
+                   : static_cast<double>(lines) / rates.tier2_read;
+    };
     bool any_write = false;
     std::vector<double> issue_times;
     double clock = 0;
@@ -26,11 +40,18 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
         (r.write ? load.writes : load.reads) += lines;
         any_write = any_write || r.write;
         if (request_fills) {
+            const double fetch = request_fetch(i);
+            demand_fetch += fetch;
+            demand_lines += (*request_fills)[i];
             issue_times.push_back(clock);
             clock += static_cast<double>(lines) / (r.write ? rates.tier1_write : rates.tier1_read) +
-                     static_cast<double>((*request_fills)[i]) / rates.tier2_read;
+                     fetch;
         }
     }
+    if (request_fill_reads)
+        load.fetch_seconds =
+            demand_fetch + static_cast<double>(tier2_reads - std::min(tier2_reads, demand_lines)) /
+                               rates.tier2_read;
     TierPrediction p;
     p.queueing = completion_time({load}, rates);
     p.foreground_seconds = request_fills ? clock : p.queueing.seconds;
@@ -47,7 +68,9 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
             load.tier2_writes = p.writeback.writebacks + p.writeback.syncs;
             p.queueing = completion_time({load}, rates);
             if (rates.tier2_independent_read_write || p.queueing.seconds <= 0) break;
-            const double fill_seconds = static_cast<double>(load.tier2_reads) / rates.tier2_read;
+            const double fill_seconds =
+                load.fetch_seconds ? *load.fetch_seconds
+                                   : static_cast<double>(load.tier2_reads) / rates.tier2_read;
             const double next = std::max(0.05, 1 - fill_seconds / p.queueing.seconds);
             if (std::abs(next - share) < 1e-3) break;
             share = next;

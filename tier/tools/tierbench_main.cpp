@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <optional>
 #include <unistd.h>
 
@@ -111,13 +112,17 @@ std::optional<nlohmann::json> model_json(const bench::Workload& workload, const 
     sim.line_size = config.line_size;
     sim.prefetch = config.prefetch;
     sim.fills_per_request = true;
+    sim.fill_run_bytes = config.fill_run_bytes;
     const SimResult predicted = simulate(trace, sim);
     // Tier 2 reads: demand fills (reads, and writes to part of a line) and every line the
     // prefetcher fetched, used or not.
     const std::uint64_t fills = predicted.read_misses + predicted.partial_write_misses;
-    nlohmann::json model{{"misses", predicted.misses},
-                         {"fills", fills},
-                         {"prefetches", predicted.prefetches_issued}};
+    nlohmann::json model{
+        {"misses", predicted.misses},
+        {"fills", fills},
+        {"fill_reads", std::accumulate(predicted.request_fill_reads.begin(),
+                                       predicted.request_fill_reads.end(), std::uint64_t{0})},
+        {"prefetches", predicted.prefetches_issued}};
     if (node_file.empty()) return model;
     const auto loaded = iosig::load_node_files({node_file});
     if (!loaded.ok()) {
@@ -136,8 +141,9 @@ std::optional<nlohmann::json> model_json(const bench::Workload& workload, const 
             : std::max<std::uint64_t>(1, config.cache_size / config.line_size / 4);
     writeback.writeback_delay = config.writeback_delay;
     writeback.queue_depth = config.queue_depth;
-    const TierPrediction p = predict_tier_time(trace, fills + predicted.prefetches_issued, rates,
-                                               writeback, &predicted.request_fills);
+    const TierPrediction p =
+        predict_tier_time(trace, fills + predicted.prefetches_issued, rates, writeback,
+                          &predicted.request_fills, &predicted.request_fill_reads);
     const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
     const iosig::Device* slow_device = loaded.node->find_device(slow->device);
     double direct = 0; // each request in whole 4 KiB blocks, as run_direct issues it
@@ -186,7 +192,7 @@ int main(int argc, char** argv) {
     std::string cache_dir, home_dir, node_file,
         working_set_text = "16M", io_size_text, line_size_text = "4K", cache_size_text,
         pattern = "random", policy = "ws", prefetch, mode = "both", trace_file, format_text,
-        csv_columns_text, id_unit_text;
+        csv_columns_text, id_unit_text, fill_run_text = "1M";
     std::uint64_t requests = 10000, seed = 42;
     double write_ratio = 0;
     bool json = false;
@@ -224,6 +230,9 @@ int main(int argc, char** argv) {
     for (CLI::Option* option : pattern_options)
         option->excludes(trace_option);
     app.add_option("--line-size", line_size_text, "cache line size (default 4K)");
+    app.add_option("--fill-run", fill_run_text,
+                   "largest home read that fetches a read's adjacent missing lines together "
+                   "(default 1M; 0: one read per line)");
     app.add_option("--cache-size", cache_size_text,
                    "cache size, or a share of the home file such as 25% (default: twice it)");
     app.add_option("--policy", policy, "eviction policy (default ws)");
@@ -285,6 +294,7 @@ int main(int argc, char** argv) {
         }
         config.cache_size = cache_size;
         config.line_size = line_size;
+        config.fill_run_bytes = size_or_throw(fill_run_text, "--fill-run");
         config.policy = policy;
         config.prefetch = prefetch;
         config.sequential_cutoff = 0;
@@ -296,6 +306,7 @@ int main(int argc, char** argv) {
         out["cache_size"] = cache_size;
         out["line_size"] = line_size;
         out["policy"] = policy;
+        out["fill_run"] = config.fill_run_bytes;
         const auto model = model_json(workload, config, home, node_file);
         if (!model) return exit_bad_input;
         out["model"] = *model;
@@ -309,6 +320,7 @@ int main(int argc, char** argv) {
                                         {"write_hits", run.stats.write_hits},
                                         {"write_misses", run.stats.write_misses},
                                         {"fills", run.stats.fills},
+                                        {"fill_reads", run.stats.fill_reads},
                                         {"writebacks", run.stats.writebacks},
                                         {"prefetch_hits", run.stats.prefetch_hits},
                                         {"home_syncs", run.stats.home_syncs},

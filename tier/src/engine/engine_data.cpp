@@ -35,6 +35,8 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
     const bool direct = bypass(*h, offset, count);
     char* out = static_cast<char*>(buffer);
     const off_t end = offset + static_cast<off_t>(count);
+    FillRun run;
+    run.last_line = static_cast<std::uint64_t>(end - 1) / line_size_;
     for (off_t pos = offset; pos < end;) {
         const std::uint64_t line = static_cast<std::uint64_t>(pos) / line_size_;
         const std::size_t in = static_cast<std::size_t>(pos) % line_size_;
@@ -47,7 +49,7 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
         }
         Lease lease;
         int e = -EAGAIN;
-        if (!direct || resident) e = acquire(*file, line, Mode::read, true, lease);
+        if (!direct || resident) e = acquire(*file, line, Mode::read, true, lease, &run);
         if (e < 0) {
             // Bypass, or the cache could not take the line: read as the program would have.
             const ssize_t n = file->io->pread(out + (pos - offset), chunk, pos);

@@ -70,9 +70,31 @@ int Engine::sync_cache() {
     return 0;
 }
 
+// How many lines, from `line` on, one home read fetches for a read (FillRun): `line` and the
+// lines after it up to the read's last one that the cache does not hold, within the home file and
+// TierConfig::fill_run_bytes. The generation is taken first, so that a write racing the read is
+// seen.
+std::uint64_t Engine::fill_run_length(const HomeFile& file, std::uint64_t line,
+                                      std::int64_t home_size, FillRun& run) {
+    run.count = 0;
+    run.generation = file.write_generation.load();
+    const std::uint64_t home_lines =
+        (static_cast<std::uint64_t>(home_size) + line_size_ - 1) / line_size_;
+    const std::uint64_t last = std::min(
+        {run.last_line, line + std::max<std::uint64_t>(1, config_.fill_run_bytes / line_size_) - 1,
+         home_lines - 1});
+    std::uint64_t count = 1;
+    std::lock_guard lock(mutex_);
+    while (line + count <= last && !index_.contains(key_of(file.id, line + count)))
+        ++count;
+    return count;
+}
+
 // Reads the line into the freshly assigned slot (exclusively locked): from the prefetch buffer if
-// it is there, else from the home file; bytes beyond the home file are zeros.
-int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot) {
+// it is there, else from the read's fill run if an earlier fill of the same read fetched it and no
+// write has touched the file since, else from the home file (with the lines after it, FillRun);
+// bytes beyond the home file are zeros.
+int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run) {
     StagingBuffer buffer(*staging_);
     const auto start = static_cast<std::int64_t>(line * line_size_);
     std::int64_t home_size;
@@ -80,26 +102,53 @@ int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot) {
         std::lock_guard lock(mutex_);
         home_size = file.home_size;
     }
+    const char* source = buffer.data();
     std::size_t got = 0;
     if (take_prefetched(key_of(file.id, line), buffer.data(), file.id)) {
         got = line_size_;
         ++prefetch_hits_;
-    } else if (start < home_size) {
-        const ssize_t n = file.io->pread(buffer.data(), line_size_, start);
-        if (n < 0) return static_cast<int>(n);
-        got = static_cast<std::size_t>(n);
+    } else if (run != nullptr && run->holds(line) &&
+               file.write_generation.load() == run->generation) {
+        source = run->data.get() + (line - run->first) * line_size_;
+        got = line_size_;
         ++fills_;
+    } else if (start < home_size) {
+        const std::uint64_t count =
+            run != nullptr ? fill_run_length(file, line, home_size, *run) : 1;
+        char* target = buffer.data();
+        if (count > 1) {
+            const std::size_t bytes = count * line_size_;
+            if (run->capacity < bytes) {
+                run->data.reset(static_cast<char*>(std::aligned_alloc(4096, bytes)));
+                run->capacity = run->data ? bytes : 0;
+            }
+            if (run->data) target = run->data.get();
+        }
+        const std::size_t want = target == buffer.data() ? line_size_ : count * line_size_;
+        const ssize_t n = file.io->pread(target, want, start);
+        if (n < 0) return static_cast<int>(n);
+        if (target != buffer.data()) {
+            std::memset(target + n, 0, want - static_cast<std::size_t>(n));
+            run->first = line;
+            run->count = count;
+            source = target;
+            got = line_size_;
+        } else {
+            got = static_cast<std::size_t>(n);
+        }
+        ++fills_;
+        ++fill_reads_;
     }
-    std::memset(buffer.data() + got, 0, line_size_ - got);
-    const ssize_t w =
-        cache_->pwrite(buffer.data(), line_size_, static_cast<off_t>(slot * line_size_));
+    if (source == buffer.data()) std::memset(buffer.data() + got, 0, line_size_ - got);
+    const ssize_t w = cache_->pwrite(source, line_size_, static_cast<off_t>(slot * line_size_));
     if (w < 0) return static_cast<int>(w);
     std::lock_guard lock(mutex_);
     meta_[slot].content_epoch = ++cache_epoch_;
     return 0;
 }
 
-int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fill, Lease& lease) {
+int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fill, Lease& lease,
+                    FillRun* run) {
     const Key key = key_of(file.id, line);
     const Access access{key, 1, never_again};
     std::unique_lock lock(mutex_);
@@ -158,7 +207,7 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
         // The slot's previous owner must be recorded clean on disk before other data lands in it.
         int e =
             clean_record > 0 ? journal_->sync_to(clean_record, [this] { return sync_cache(); }) : 0;
-        if (e == 0 && need_fill) e = fill(file, line, slot);
+        if (e == 0 && need_fill) e = fill(file, line, slot, run);
         --demand_in_flight_;
         prefetch_wake_.notify_one();
 

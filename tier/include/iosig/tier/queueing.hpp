@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -33,7 +34,16 @@ struct TierRates {
     double tier2_read = 0;  // mu_2 for fetches: one line read from the home device
     double tier2_write = 0; // mu_2 for write-backs: one line written to it
     bool tier2_independent_read_write = false; // the home device serves both directions at once
+    // Requests per second tier 2 serves for a read of this many bytes, for fetches of several
+    // adjacent lines in one IO (the engine's fill runs); unset: k lines take k / tier2_read.
+    std::function<double(std::uint64_t bytes)> tier2_read_io = {};
 };
+
+// Seconds tier 2 needs to read `lines` lines of `line_size` bytes in `ios` reads of equal size
+// (tier2_read_io; exact when an IO's time is affine in its size), or one read per line when
+// `ios` is 0 or the rates have no tier2_read_io.
+double fetch_seconds(const TierRates& rates, std::uint64_t lines, std::uint64_t ios,
+                     std::uint64_t line_size);
 
 // One process's share of a workload.
 struct ProcessLoad {
@@ -41,6 +51,8 @@ struct ProcessLoad {
     std::uint64_t writes = 0;
     std::uint64_t tier2_reads = 0;  // misses that fetch a line + prefetches
     std::uint64_t tier2_writes = 0; // write-backs of dirty lines
+    std::optional<double> fetch_seconds =
+        std::nullopt; // tier 2's time for tier2_reads when known (fill runs)
 };
 
 struct CompletionTime {

@@ -40,8 +40,12 @@ struct TierPrediction {
 // its fills, so writes that follow one another without misses come close together and a line they
 // rewrite absorbs them in one dirty period. Throws std::invalid_argument for a trace that is not a
 // block trace, a line size of 0, or request_fills of another length than the trace.
+// `request_fill_reads`, when given with request_fills, holds the home reads each request's fills
+// take (SimResult::request_fill_reads: adjacent lines share one): its fills then cost
+// fetch_seconds (queueing.hpp) on the foreground's clock and in Eq. 2, instead of one read each.
 TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                                  const TierRates& rates, WritebackModelConfig writeback,
-                                 const std::vector<std::uint32_t>* request_fills = nullptr);
+                                 const std::vector<std::uint32_t>* request_fills = nullptr,
+                                 const std::vector<std::uint32_t>* request_fill_reads = nullptr);
 
 } // namespace iosig::tier

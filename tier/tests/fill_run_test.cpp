@@ -1,0 +1,206 @@
+// Fill runs: a read that misses several adjacent lines fetches them from the home file in one IO
+// (TierConfig::fill_run_bytes), the simulator counts the same home reads, and the model charges
+// one IO per run instead of one per line.
+#include "engine_fixture.hpp"
+#include "iosig/tier/io.hpp"
+#include "iosig/tier/simulator.hpp"
+#include "iosig/tier/tier_prediction.hpp"
+
+#include <chrono>
+#include <gtest/gtest.h>
+#include <numeric>
+#include <random>
+#include <thread>
+
+namespace iosig::tier {
+namespace {
+
+using test_support::pattern;
+using test_support::ScratchDir;
+using test_support::small_config;
+using test_support::write_file;
+
+constexpr std::uint64_t line = 4096;
+
+std::vector<char> read_range(TierCache& tier, int h, std::size_t count, off_t offset) {
+    std::vector<char> v(count);
+    EXPECT_EQ(tier.pread(h, v.data(), count, offset), static_cast<ssize_t>(count));
+    return v;
+}
+
+std::vector<char> slice(const std::vector<char>& data, std::size_t from, std::size_t count) {
+    return {data.begin() + static_cast<std::ptrdiff_t>(from),
+            data.begin() + static_cast<std::ptrdiff_t>(from + count)};
+}
+
+// A home file of `bytes` pattern bytes behind a fresh engine of 32 lines, open for reading and
+// writing.
+struct HomeBehindTier {
+    HomeBehindTier(std::size_t bytes, unsigned seed, std::uint64_t fill_run_bytes = 1 << 20)
+        : data(pattern(bytes, seed)) {
+        write_file(home, data);
+        TierConfig config = small_config(dir, 32);
+        config.fill_run_bytes = fill_run_bytes;
+        tier = TierCache::open(config);
+        h = tier->open_file(home, O_RDWR);
+    }
+    ScratchDir dir;
+    std::filesystem::path home = dir / "in.dat";
+    std::vector<char> data;
+    std::unique_ptr<TierCache> tier;
+    int h = -1;
+};
+
+TEST(FillRuns, AReadOverMissingLinesFetchesThemInOneHomeRead) {
+    HomeBehindTier t(16 * line, 7);
+    ASSERT_GE(t.h, 0);
+    EXPECT_EQ(read_range(*t.tier, t.h, 16 * line, 0), t.data);
+    EXPECT_EQ(t.tier->stats().fills, 16u);
+    EXPECT_EQ(t.tier->stats().fill_reads, 1u);
+    EXPECT_EQ(read_range(*t.tier, t.h, 16 * line, 0), t.data) << "now from the cache";
+    EXPECT_EQ(t.tier->stats().read_hits, 16u);
+    EXPECT_EQ(t.tier->stats().fill_reads, 1u);
+}
+
+// A line the cache holds splits the run: the lines before it and the lines after it are two reads.
+TEST(FillRuns, ACachedLineSplitsTheRun) {
+    HomeBehindTier t(16 * line, 8);
+    EXPECT_EQ(read_range(*t.tier, t.h, line, 8 * line), slice(t.data, 8 * line, line));
+    EXPECT_EQ(read_range(*t.tier, t.h, 16 * line - 100, 50), slice(t.data, 50, 16 * line - 100));
+    EXPECT_EQ(t.tier->stats().fills, 16u);
+    EXPECT_EQ(t.tier->stats().fill_reads, 3u); // line 8, then lines 0-7 and 9-15
+}
+
+// The run is bounded by fill_run_bytes (0 or one line: a read per line) and by the home file's end,
+// after which the lines read as zeros.
+TEST(FillRuns, RunsStopAtTheirSizeLimitAndAtTheEndOfTheHomeFile) {
+    for (const auto& [run_bytes, reads] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+             {0, 16}, {4 * line, 4}, {1 << 20, 1}}) {
+        HomeBehindTier t(16 * line, 9, run_bytes);
+        EXPECT_EQ(read_range(*t.tier, t.h, 16 * line, 0), t.data);
+        EXPECT_EQ(t.tier->stats().fill_reads, reads) << "fill_run_bytes " << run_bytes;
+    }
+    HomeBehindTier t(5 * line + 100, 10);
+    EXPECT_EQ(read_range(*t.tier, t.h, t.data.size(), 0), t.data);
+    EXPECT_EQ(t.tier->stats().fills, 6u);
+    EXPECT_EQ(t.tier->stats().fill_reads, 1u);
+    // The tail of the last line is zeros in the cache: growing the file shows them.
+    ASSERT_EQ(t.tier->ftruncate(t.h, 6 * line), 0);
+    EXPECT_EQ(read_range(*t.tier, t.h, line - 100, 5 * line + 100),
+              std::vector<char>(line - 100, 0));
+}
+
+// A write that reaches the home file while a read's run is being filled (here: a long sequential
+// write, which bypasses the cache) makes the lines the run fetched before it stale: they are
+// fetched again, and the cache never holds the old bytes.
+TEST(FillRuns, AWriteDuringTheRunIsNotServedStale) {
+    ScratchDir dir;
+    const auto home = dir / "in.dat";
+    const auto data = pattern(8 * line, 11);
+    write_file(home, data);
+    auto faults = std::make_shared<IoFaults>();
+    // Every line the reader puts into the cache file takes 100 ms: the writer acts meanwhile.
+    faults->slow_down(FileRole::cache, std::chrono::milliseconds(100));
+    TierConfig config = small_config(dir, 32);
+    config.faults = faults;
+    config.sequential_cutoff = 8 * line; // the reader's 8 lines go through the cache, the
+                                         // writer's 9 lines bypass it
+    auto tier = TierCache::open(config);
+    const int reader = tier->open_file(home, O_RDONLY);
+    const int writer = tier->open_file(home, O_RDWR);
+    ASSERT_GE(reader, 0);
+    ASSERT_GE(writer, 0);
+    const auto fresh = pattern(9 * line, 12);
+    std::thread read_thread([&] { read_range(*tier, reader, 8 * line, 0); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(30)); // inside line 0's cache write
+    ASSERT_EQ(tier->pwrite(writer, fresh.data(), fresh.size(), 4 * line),
+              static_cast<ssize_t>(fresh.size()));
+    read_thread.join();
+    EXPECT_EQ(tier->stats().fill_reads, 2u) << "lines 1-7 were fetched again after the write";
+    EXPECT_EQ(tier->stats().fills, 8u);
+    EXPECT_EQ(tier->stats().bypassed_bytes, fresh.size());
+    const int check = tier->open_file(home, O_RDONLY);
+    EXPECT_EQ(read_range(*tier, check, 4 * line, 4 * line), slice(fresh, 0, 4 * line));
+    EXPECT_EQ(read_range(*tier, check, 4 * line, 0), slice(data, 0, 4 * line));
+    EXPECT_EQ(tier->stats().fills, 8u) << "both from the cache";
+}
+
+// The simulator counts the engine's home reads request by request: random reads of 1-20 lines
+// over a 64-line file through a 16-line LRU cache.
+TEST(FillRuns, TheSimulatorCountsTheEnginesHomeReads) {
+    ScratchDir dir;
+    const auto home = dir / "in.dat";
+    const auto data = pattern(64 * line, 13);
+    write_file(home, data);
+    Trace trace;
+    trace.kind = TraceKind::blocks;
+    std::mt19937 rng(5);
+    for (int i = 0; i < 300; ++i) {
+        const std::uint64_t first = rng() % 60, lines = 1 + rng() % 20;
+        const std::uint64_t offset = first * line + rng() % line;
+        const std::uint64_t size = std::min<std::uint64_t>(lines * line, 64 * line - offset);
+        trace.requests.push_back(Request{offset, static_cast<std::uint32_t>(size), false});
+    }
+    for (const std::uint64_t run_bytes : {std::uint64_t{0}, 8 * line, std::uint64_t{1} << 20}) {
+        TierConfig config = small_config(dir, 16);
+        config.fill_run_bytes = run_bytes;
+        auto tier = TierCache::open(config);
+        const int h = tier->open_file(home, O_RDONLY);
+        for (const Request& r : trace.requests)
+            ASSERT_EQ(read_range(*tier, h, r.size, static_cast<off_t>(r.id)),
+                      slice(data, r.id, r.size));
+        SimConfig sim;
+        sim.cache_size = 16 * line;
+        sim.line_size = line;
+        sim.fills_per_request = true;
+        sim.fill_run_bytes = run_bytes;
+        const SimResult predicted = simulate(trace, sim);
+        const TierStats stats = tier->stats();
+        EXPECT_EQ(stats.fills, predicted.read_misses);
+        EXPECT_EQ(stats.fill_reads,
+                  std::accumulate(predicted.request_fill_reads.begin(),
+                                  predicted.request_fill_reads.end(), std::uint64_t{0}))
+            << "fill_run_bytes " << run_bytes;
+        if (run_bytes == 0) EXPECT_EQ(stats.fill_reads, stats.fills);
+        if (run_bytes == 1 << 20) EXPECT_LT(stats.fill_reads * 3, stats.fills);
+        tier->close(h);
+    }
+}
+
+// A run of k lines costs one IO of k lines at the home device's rate for that size, on the
+// foreground's clock and in Eq. 2: with a 5 ms IO and 20 MiB/s, 16 lines in one read take
+// 5 ms + 64 KiB / 20 MiB/s = 8.125 ms, one read per line 16 x 5.195 ms = 83.1 ms.
+TEST(FillRuns, TheModelChargesOneIoPerRun) {
+    TierRates rates{1e6, 1e6, 1 / (0.005 + 4096.0 / (20 << 20)), 200, true, {}};
+    rates.tier2_read_io = [](std::uint64_t bytes) {
+        return 1 / (0.005 + static_cast<double>(bytes) / (20 << 20));
+    };
+    EXPECT_NEAR(fetch_seconds(rates, 16, 1, line), 0.008125, 1e-9);
+    EXPECT_NEAR(fetch_seconds(rates, 16, 16, line), 16 * (0.005 + 4096.0 / (20 << 20)), 1e-9);
+    EXPECT_NEAR(fetch_seconds(rates, 16, 2, line), 2 * (0.005 + 8 * 4096.0 / (20 << 20)), 1e-9);
+    EXPECT_EQ(fetch_seconds(rates, 0, 0, line), 0);
+    TierRates per_line = rates;
+    per_line.tier2_read_io = nullptr;
+    EXPECT_NEAR(fetch_seconds(per_line, 16, 1, line), 16 / rates.tier2_read, 1e-12);
+
+    Trace trace;
+    trace.kind = TraceKind::blocks;
+    trace.requests.push_back(Request{0, 16 * line, false});
+    WritebackModelConfig writeback;
+    writeback.line_size = line;
+    const std::vector<std::uint32_t> fills{16}, one_read{1}, sixteen_reads{16};
+    const TierPrediction run = predict_tier_time(trace, 16, rates, writeback, &fills, &one_read);
+    const TierPrediction per_line_reads =
+        predict_tier_time(trace, 16, rates, writeback, &fills, &sixteen_reads);
+    const TierPrediction no_counts = predict_tier_time(trace, 16, rates, writeback, &fills);
+    EXPECT_NEAR(run.seconds, 0.008125, 1e-9); // Eq. 3: the fetch outlasts 16 tier-1 reads
+    EXPECT_NEAR(run.foreground_seconds, 0.008125 + 16 / 1e6, 1e-9); // the request waits for both
+    EXPECT_NEAR(per_line_reads.seconds, no_counts.seconds, 1e-12);
+    EXPECT_GT(per_line_reads.seconds, 10 * run.seconds);
+    const std::vector<std::uint32_t> wrong_length{1, 1};
+    EXPECT_THROW(predict_tier_time(trace, 16, rates, writeback, &fills, &wrong_length),
+                 std::invalid_argument);
+}
+
+} // namespace
+} // namespace iosig::tier
