@@ -117,6 +117,9 @@ TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
     rates.tier2_read_io = [slow = slow_device, random](std::uint64_t bytes) {
         return service_rate(slow, bytes, true, random);
     };
+    rates.tier2_write_io = [slow = slow_device, random](std::uint64_t bytes) {
+        return service_rate(slow, bytes, false, random);
+    };
     return rates;
 }
 

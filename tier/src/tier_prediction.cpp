@@ -55,6 +55,10 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
     TierPrediction p;
     p.queueing = completion_time({load}, rates);
     p.foreground_seconds = request_fills ? clock : p.queueing.seconds;
+    if (rates.tier2_write_io)
+        writeback.write_cost = [&rates](std::uint64_t bytes) {
+            return rates.tier2_write / rates.tier2_write_io(bytes);
+        };
     if (any_write) {
         // A device with one budget for both directions: iterate on the share of its time the
         // fills leave the flusher.
@@ -65,7 +69,8 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                               ? estimate_writebacks(trace, issue_times, writeback)
                               : estimate_writebacks(trace, p.foreground_seconds, writeback);
             p.writeback_share = share;
-            load.tier2_writes = p.writeback.writebacks + p.writeback.syncs;
+            load.tier2_writes = static_cast<std::uint64_t>(std::llround(p.writeback.write_units)) +
+                                p.writeback.syncs;
             p.queueing = completion_time({load}, rates);
             if (rates.tier2_independent_read_write || p.queueing.seconds <= 0) break;
             const double fill_seconds =

@@ -65,13 +65,23 @@ public:
             end = std::max(end, batch_end_);
             complete_batch();
         }
-        const std::uint64_t rest = dirty_.size();
-        const std::uint64_t depth = std::max(1u, config_.queue_depth);
-        const std::uint64_t batches = (rest + depth - 1) / depth;
-        writebacks_ += rest;
-        syncs_ += batches;
-        end += duration(rest + batches);
-        return WritebackEstimate{writebacks_, syncs_, writer_wait_, end};
+        // The engine's close writes the file's dirty lines in line order, a batch at a time.
+        std::vector<std::uint64_t> rest;
+        rest.reserve(dirty_.size());
+        for (const auto& entry : dirty_)
+            rest.push_back(entry.first);
+        std::sort(rest.begin(), rest.end());
+        const std::size_t depth = std::max(1u, config_.queue_depth);
+        double units = 0;
+        for (std::size_t first = 0; first < rest.size(); first += depth) {
+            units += write_units(std::vector<std::uint64_t>(
+                rest.begin() + static_cast<std::ptrdiff_t>(first),
+                rest.begin() + static_cast<std::ptrdiff_t>(std::min(rest.size(), first + depth))));
+            ++syncs_;
+        }
+        writebacks_ += rest.size();
+        end += duration(units + static_cast<double>((rest.size() + depth - 1) / depth));
+        return WritebackEstimate{writebacks_, writes_, units_, syncs_, writer_wait_, end};
     }
 
     double writer_wait() const { return writer_wait_; }
@@ -83,9 +93,29 @@ private:
         std::uint64_t generation; // rewrites since
     };
 
-    // Device time for `ios` write IOs (line write-backs and syncs).
-    double duration(std::uint64_t ios) const {
-        return config_.writeback_rate > 0 ? static_cast<double>(ios) / config_.writeback_rate : 0.0;
+    // Device time for `ios` line writes (write-backs in line-write units, and syncs).
+    double duration(double ios) const {
+        return config_.writeback_rate > 0 ? ios / config_.writeback_rate : 0.0;
+    }
+
+    // The home writes of a batch of `lines` (sorted): runs of adjacent lines up to io_run_bytes,
+    // as the engine's write_runs makes them; counts them and returns their cost in line writes.
+    double write_units(const std::vector<std::uint64_t>& lines) {
+        const std::uint64_t most = std::max<std::uint64_t>(
+            1, config_.io_run_bytes / std::max<std::uint64_t>(1, config_.line_size));
+        double units = 0;
+        for (std::size_t i = 0; i < lines.size();) {
+            std::size_t j = i + 1;
+            while (j < lines.size() && lines[j] == lines[j - 1] + 1 && j - i < most)
+                ++j;
+            const std::uint64_t count = j - i;
+            units += config_.write_cost ? config_.write_cost(count * config_.line_size)
+                                        : static_cast<double>(count);
+            ++writes_;
+            i = j;
+        }
+        units_ += units;
+        return units;
     }
 
     // One look for work at time t: a batch of the oldest lines, ripe ones only unless under
@@ -115,7 +145,11 @@ private:
         writebacks_ += batch_.size();
         ++syncs_;
         in_flight_ = true;
-        batch_end_ = t + duration(batch_.size() + 1); // the lines, then the home file's sync
+        std::vector<std::uint64_t> lines;
+        for (const auto& entry : batch_)
+            lines.push_back(entry.first);
+        std::sort(lines.begin(), lines.end());
+        batch_end_ = t + duration(write_units(lines) + 1); // the writes, then the home file's sync
         next_check_ = batch_end_;
     }
 
@@ -147,6 +181,8 @@ private:
     std::unordered_map<std::uint64_t, DirtyLine> dirty_;
     std::uint64_t periods_ = 0;
     std::uint64_t writebacks_ = 0;
+    std::uint64_t writes_ = 0;
+    double units_ = 0;
     std::uint64_t syncs_ = 0;
     double writer_wait_ = 0;
 };

@@ -112,7 +112,7 @@ std::optional<nlohmann::json> model_json(const bench::Workload& workload, const 
     sim.line_size = config.line_size;
     sim.prefetch = config.prefetch;
     sim.fills_per_request = true;
-    sim.fill_run_bytes = config.fill_run_bytes;
+    sim.io_run_bytes = config.io_run_bytes;
     const SimResult predicted = simulate(trace, sim);
     // Tier 2 reads: demand fills (reads, and writes to part of a line) and every line the
     // prefetcher fetched, used or not.
@@ -141,6 +141,7 @@ std::optional<nlohmann::json> model_json(const bench::Workload& workload, const 
             : std::max<std::uint64_t>(1, config.cache_size / config.line_size / 4);
     writeback.writeback_delay = config.writeback_delay;
     writeback.queue_depth = config.queue_depth;
+    writeback.io_run_bytes = config.io_run_bytes;
     const TierPrediction p =
         predict_tier_time(trace, fills + predicted.prefetches_issued, rates, writeback,
                           &predicted.request_fills, &predicted.request_fill_reads);
@@ -150,6 +151,7 @@ std::optional<nlohmann::json> model_json(const bench::Workload& workload, const 
     for (const bench::Op& op : workload.ops)
         direct += 1 / service_rate(*slow_device, op.block_bytes(), !op.write, random);
     model["writebacks"] = p.writeback.writebacks;
+    model["writeback_writes"] = p.writeback.writes;
     model["home_syncs"] = p.writeback.syncs;
     model["writer_wait_seconds"] = p.writeback.writer_wait;
     model["flusher_seconds"] = p.writeback.seconds;
@@ -192,7 +194,7 @@ int main(int argc, char** argv) {
     std::string cache_dir, home_dir, node_file,
         working_set_text = "16M", io_size_text, line_size_text = "4K", cache_size_text,
         pattern = "random", policy = "ws", prefetch, mode = "both", trace_file, format_text,
-        csv_columns_text, id_unit_text, fill_run_text = "1M";
+        csv_columns_text, id_unit_text, io_run_text = "1M";
     std::uint64_t requests = 10000, seed = 42;
     double write_ratio = 0;
     bool json = false;
@@ -230,9 +232,9 @@ int main(int argc, char** argv) {
     for (CLI::Option* option : pattern_options)
         option->excludes(trace_option);
     app.add_option("--line-size", line_size_text, "cache line size (default 4K)");
-    app.add_option("--fill-run", fill_run_text,
-                   "largest home read that fetches a read's adjacent missing lines together "
-                   "(default 1M; 0: one read per line)");
+    app.add_option("--io-run", io_run_text,
+                   "largest home IO for adjacent lines: a read's missing lines, a write-back "
+                   "batch's dirty lines (default 1M; 0: one IO per line)");
     app.add_option("--cache-size", cache_size_text,
                    "cache size, or a share of the home file such as 25% (default: twice it)");
     app.add_option("--policy", policy, "eviction policy (default ws)");
@@ -294,7 +296,7 @@ int main(int argc, char** argv) {
         }
         config.cache_size = cache_size;
         config.line_size = line_size;
-        config.fill_run_bytes = size_or_throw(fill_run_text, "--fill-run");
+        config.io_run_bytes = size_or_throw(io_run_text, "--io-run");
         config.policy = policy;
         config.prefetch = prefetch;
         config.sequential_cutoff = 0;
@@ -306,7 +308,7 @@ int main(int argc, char** argv) {
         out["cache_size"] = cache_size;
         out["line_size"] = line_size;
         out["policy"] = policy;
-        out["fill_run"] = config.fill_run_bytes;
+        out["io_run"] = config.io_run_bytes;
         const auto model = model_json(workload, config, home, node_file);
         if (!model) return exit_bad_input;
         out["model"] = *model;
@@ -321,6 +323,7 @@ int main(int argc, char** argv) {
                                         {"write_misses", run.stats.write_misses},
                                         {"fills", run.stats.fills},
                                         {"fill_reads", run.stats.fill_reads},
+                                        {"writeback_writes", run.stats.writeback_writes},
                                         {"writebacks", run.stats.writebacks},
                                         {"prefetch_hits", run.stats.prefetch_hits},
                                         {"home_syncs", run.stats.home_syncs},

@@ -21,6 +21,40 @@ struct Snapshot {
     char* data = nullptr;
 };
 
+// Lines of a batch that go home in one write: adjacent lines of one file, every one but the last
+// whole, up to TierConfig::io_run_bytes (the same bound as reads).
+struct WriteRun {
+    HomeFile* file = nullptr;
+    std::int64_t start = 0;
+    std::size_t bytes = 0;
+    std::vector<std::size_t> members; // indices into the batch's snapshots, in file order
+};
+
+// The batch [begin, end) of `snaps` (in key order) as write runs; lines that failed their snapshot
+// or lie beyond the end of the file are left out.
+std::vector<WriteRun> write_runs(const std::vector<Snapshot>& snaps, std::size_t begin,
+                                 std::size_t end, const std::vector<int>& result,
+                                 std::uint64_t line_size, std::uint64_t run_bytes) {
+    std::vector<WriteRun> runs;
+    for (std::size_t i = begin; i < end; ++i) {
+        const Snapshot& snap = snaps[i];
+        if (result[i - begin] != 0 || snap.bytes == 0) continue;
+        WriteRun* last = runs.empty() ? nullptr : &runs.back();
+        const bool joins =
+            last != nullptr && last->file == snap.file && last->bytes % line_size == 0 &&
+            last->start + static_cast<std::int64_t>(last->bytes) == snap.start &&
+            last->bytes + snap.bytes <= std::max<std::uint64_t>(run_bytes, line_size) &&
+            (snap.bytes == line_size || !snap.file->io->direct());
+        if (joins) {
+            last->bytes += snap.bytes;
+            last->members.push_back(i);
+        } else {
+            runs.push_back(WriteRun{snap.file, snap.start, snap.bytes, {i}});
+        }
+    }
+    return runs;
+}
+
 } // namespace
 
 int Engine::flush_slots(const std::vector<Slot>& slots) {
@@ -42,6 +76,9 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
         }
     }
     if (claimed.empty()) return 0;
+    // In key order (file, then line): adjacent lines land in one batch and go home in one write.
+    std::sort(claimed.begin(), claimed.end(),
+              [](const Snapshot& a, const Snapshot& b) { return a.key < b.key; });
     int first_error = 0;
     const std::size_t batch_size =
         std::min<std::size_t>(std::max(1u, config_.queue_depth), staging_->count() / 4);
@@ -83,28 +120,40 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
             data_locks_[snap.slot].unlock_shared();
             if (n < 0) result[i - begin] = static_cast<int>(n);
         }
-        // Home writes: one io_uring submission for the batch where possible.
+        // Home writes: adjacent lines of one file in one write (write_runs), and one io_uring
+        // submission for the batch where possible.
+        const std::vector<WriteRun> runs =
+            write_runs(claimed, begin, end, result, line_size_, config_.io_run_bytes);
+        writeback_writes_ += runs.size();
+        std::vector<std::vector<iovec>> parts(runs.size());
+        for (std::size_t r = 0; r < runs.size(); ++r)
+            for (const std::size_t i : runs[r].members)
+                parts[r].push_back(iovec{claimed[i].data, claimed[i].bytes});
+        const auto fail_run = [&](std::size_t r, int e) {
+            for (const std::size_t i : runs[r].members)
+                result[i - begin] = e;
+        };
         std::vector<std::size_t> sync_writes;
         {
             std::unique_lock ring(ring_mutex_, std::defer_lock);
             unsigned submitted = 0;
             if (uring_) ring.lock();
-            for (std::size_t i = begin; i < end; ++i) {
-                Snapshot& snap = claimed[i];
-                if (result[i - begin] != 0 || snap.bytes == 0) continue;
-                const int fd = snap.file->io->uring_fd();
-                const bool whole = snap.bytes == line_size_ && snap.file->io->direct();
-                if (uring_ && fd >= 0 && (whole || !snap.file->io->direct())) {
+            for (std::size_t r = 0; r < runs.size(); ++r) {
+                const WriteRun& run = runs[r];
+                const int fd = run.file->io->uring_fd();
+                const bool whole = run.bytes % line_size_ == 0 && run.file->io->direct();
+                if (uring_ && fd >= 0 && (whole || !run.file->io->direct())) {
                     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
                     if (sqe != nullptr) {
-                        io_uring_prep_write(sqe, fd, snap.data, static_cast<unsigned>(snap.bytes),
-                                            static_cast<std::uint64_t>(snap.start));
-                        io_uring_sqe_set_data(sqe, reinterpret_cast<void*>(i));
+                        io_uring_prep_writev(sqe, fd, parts[r].data(),
+                                             static_cast<unsigned>(parts[r].size()),
+                                             static_cast<std::uint64_t>(run.start));
+                        io_uring_sqe_set_data(sqe, reinterpret_cast<void*>(r));
                         ++submitted;
                         continue;
                     }
                 }
-                sync_writes.push_back(i);
+                sync_writes.push_back(r);
             }
             if (submitted > 0) {
                 const int s = io_uring_submit_and_wait(&ring_, submitted);
@@ -114,21 +163,20 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
                         first_error = first_error ? first_error : -EIO;
                         break;
                     }
-                    const auto i = reinterpret_cast<std::size_t>(io_uring_cqe_get_data(cqe));
+                    const auto r = reinterpret_cast<std::size_t>(io_uring_cqe_get_data(cqe));
                     const int res = cqe->res;
                     io_uring_cqe_seen(&ring_, cqe);
                     if (res < 0)
-                        result[i - begin] = res;
-                    else if (static_cast<std::size_t>(res) < claimed[i].bytes)
-                        sync_writes.push_back(i); // short: redo
+                        fail_run(r, res);
+                    else if (static_cast<std::size_t>(res) < runs[r].bytes)
+                        sync_writes.push_back(r); // short: redo
                 }
                 if (s < 0 && first_error == 0) first_error = s;
             }
         }
-        for (const std::size_t i : sync_writes) {
-            const Snapshot& snap = claimed[i];
-            const ssize_t n = snap.file->io->pwrite(snap.data, snap.bytes, snap.start);
-            if (n < 0) result[i - begin] = static_cast<int>(n);
+        for (const std::size_t r : sync_writes) {
+            const ssize_t n = runs[r].file->io->pwritev(parts[r], runs[r].start);
+            if (n < 0) fail_run(r, static_cast<int>(n));
         }
         // Durable on the home files, and the cache file at least as new as what went home, before
         // the lines may be recorded clean.

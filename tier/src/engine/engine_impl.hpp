@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <shared_mutex>
+#include <sys/uio.h>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -65,7 +66,7 @@ struct HomeFile {
 
 // A read's demand fills (Engine::fill): the lines after a missing one that the same read covers
 // and the cache does not hold either are read from the home file in the same IO, up to
-// TierConfig::fill_run_bytes, and their fills take them from here. A read over k missing lines
+// TierConfig::io_run_bytes, and their fills take them from here. A read over k missing lines
 // costs the home device one IO instead of k (a 64 KiB read with 4 KiB lines: 1 instead of 16).
 struct FillRun {
     std::uint64_t last_line = 0;        // the read's last line
@@ -224,8 +225,8 @@ private:
 
     // Statistics.
     std::atomic<std::uint64_t> read_hits_{0}, read_misses_{0}, write_hits_{0}, write_misses_{0},
-        fills_{0}, fill_reads_{0}, writebacks_{0}, evictions_{0}, bypassed_{0}, prefetches_{0},
-        prefetch_hits_{0}, journal_syncs_{0}, home_syncs_{0};
+        fills_{0}, fill_reads_{0}, writebacks_{0}, writeback_writes_{0}, evictions_{0},
+        bypassed_{0}, prefetches_{0}, prefetch_hits_{0}, journal_syncs_{0}, home_syncs_{0};
     std::atomic<std::uint64_t> writer_wait_ns_{0};
 };
 

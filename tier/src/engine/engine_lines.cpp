@@ -72,7 +72,7 @@ int Engine::sync_cache() {
 
 // How many lines, from `line` on, one home read fetches for a read (FillRun): `line` and the
 // lines after it up to the read's last one that the cache does not hold, within the home file and
-// TierConfig::fill_run_bytes. The generation is taken first, so that a write racing the read is
+// TierConfig::io_run_bytes. The generation is taken first, so that a write racing the read is
 // seen.
 std::uint64_t Engine::fill_run_length(const HomeFile& file, std::uint64_t line,
                                       std::int64_t home_size, FillRun& run) {
@@ -81,7 +81,7 @@ std::uint64_t Engine::fill_run_length(const HomeFile& file, std::uint64_t line,
     const std::uint64_t home_lines =
         (static_cast<std::uint64_t>(home_size) + line_size_ - 1) / line_size_;
     const std::uint64_t last = std::min(
-        {run.last_line, line + std::max<std::uint64_t>(1, config_.fill_run_bytes / line_size_) - 1,
+        {run.last_line, line + std::max<std::uint64_t>(1, config_.io_run_bytes / line_size_) - 1,
          home_lines - 1});
     std::uint64_t count = 1;
     std::lock_guard lock(mutex_);

@@ -315,6 +315,7 @@ TierStats Engine::stats() const {
     s.write_misses = write_misses_;
     s.fills = fills_;
     s.fill_reads = fill_reads_;
+    s.writeback_writes = writeback_writes_;
     s.writebacks = writebacks_;
     s.evictions = evictions_;
     s.bypassed_bytes = bypassed_;

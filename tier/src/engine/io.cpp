@@ -93,6 +93,42 @@ ssize_t File::pwrite(const void* buffer, std::size_t count, off_t offset) {
     return static_cast<ssize_t>(done);
 }
 
+ssize_t File::pwritev(std::vector<iovec> parts, off_t offset) {
+    std::size_t count = 0;
+    bool all_aligned = direct_;
+    for (const iovec& part : parts) {
+        all_aligned =
+            all_aligned && aligned(part.iov_base, part.iov_len, offset + static_cast<off_t>(count));
+        count += part.iov_len;
+    }
+    if (faults_) {
+        if (const int e = faults_->before_write(role_, path_, buffered_fd_, count, offset); e < 0)
+            return e;
+    }
+    int fd = all_aligned ? fd_ : buffered_fd_;
+    std::size_t done = 0, first = 0;
+    while (done < count) {
+        const ssize_t n =
+            ::pwritev(fd, parts.data() + first, static_cast<int>(parts.size() - first),
+                      offset + static_cast<off_t>(done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        done += static_cast<std::size_t>(n);
+        // Past the parts written; a part cut in the middle is no longer aligned for O_DIRECT.
+        auto left = static_cast<std::size_t>(n);
+        while (first < parts.size() && left >= parts[first].iov_len)
+            left -= parts[first++].iov_len;
+        if (left > 0) {
+            parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + left;
+            parts[first].iov_len -= left;
+            fd = buffered_fd_;
+        }
+    }
+    return static_cast<ssize_t>(done);
+}
+
 int File::fdatasync() {
     if (faults_) {
         if (const int e = faults_->before_sync(role_); e < 0) return e;

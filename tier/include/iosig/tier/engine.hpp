@@ -45,9 +45,10 @@ struct TierConfig {
     double writeback_delay = 0.5;      // seconds a dirty line may wait before the flusher writes it
     std::uint64_t sequential_cutoff = 4ull << 20; // a stream that read/wrote this many bytes in
                                                   // sequence bypasses the cache (bcache); 0 = never
-    // A read that misses several adjacent lines fetches them from home in one IO of up to this
-    // many bytes (0 or one line: one IO per line).
-    std::uint64_t fill_run_bytes = 1ull << 20;
+    // Adjacent lines move to and from the home file in one IO of up to this many bytes (0 or
+    // one line: one IO per line): the missing lines of one read (fill runs) and the dirty lines of
+    // one write-back batch (write runs).
+    std::uint64_t io_run_bytes = 1ull << 20;
     unsigned queue_depth = 32;        // io_uring entries of the write-back
     bool direct_io = true;            // O_DIRECT for line IO when the file systems allow it
     int numa_node = -1;               // staging memory node; -1 = the creating CPU's node
@@ -61,6 +62,8 @@ struct TierStats {
     std::uint64_t fills = 0;                        // lines read from home files
     std::uint64_t fill_reads = 0; // home reads for them (a read's adjacent missing lines share one)
     std::uint64_t writebacks = 0; // lines written home
+    std::uint64_t writeback_writes =
+        0; // home writes for them (adjacent lines of a batch share one)
     std::uint64_t evictions = 0;
     std::uint64_t bypassed_bytes = 0; // sequential-stream bytes that skipped the cache
     std::uint64_t prefetches_issued = 0, prefetch_hits = 0;

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <system_error>
 #include <vector>
 
@@ -44,6 +45,9 @@ public:
     // Full transfers: loops over short reads/writes; a read stops early only at end of file.
     ssize_t pread(void* buffer, std::size_t count, off_t offset);
     ssize_t pwrite(const void* buffer, std::size_t count, off_t offset);
+    // One write of `parts`, one after another from `offset` (the engine's write runs): to the
+    // fault injector one write of their total size.
+    ssize_t pwritev(std::vector<iovec> parts, off_t offset);
     int fdatasync();
     int ftruncate(off_t length);
     // Reserves the blocks of the first `length` bytes (posix_fallocate), so that writes there

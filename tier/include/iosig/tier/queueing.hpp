@@ -37,6 +37,8 @@ struct TierRates {
     // Requests per second tier 2 serves for a read of this many bytes, for fetches of several
     // adjacent lines in one IO (the engine's fill runs); unset: k lines take k / tier2_read.
     std::function<double(std::uint64_t bytes)> tier2_read_io = {};
+    // ... and for a write of this many bytes (the flusher's write runs).
+    std::function<double(std::uint64_t bytes)> tier2_write_io = {};
 };
 
 // Seconds tier 2 needs to read `lines` lines of `line_size` bytes in `ios` reads of equal size

@@ -35,9 +35,9 @@ struct SimConfig {
     std::uint64_t prefetch_buffer = 0;   // bytes; 0 = cache_size / 32
     std::uint64_t prefetch_lifetime = 0; // references; 0 = 8 * buffer entries
     bool fills_per_request = false;      // block mode: fill SimResult::request_fills
-    // As the engine (TierConfig::fill_run_bytes): a read miss fetches with it the lines after it in
+    // As the engine (TierConfig::io_run_bytes): a read miss fetches with it the lines after it in
     // the same request that the cache does not hold, in one IO of up to this many bytes.
-    std::uint64_t fill_run_bytes = 1ull << 20;
+    std::uint64_t io_run_bytes = 1ull << 20;
 };
 
 struct SimResult {
@@ -57,7 +57,7 @@ struct SimResult {
     // With SimConfig::fills_per_request, per trace request: the lines the slow tier reads on its
     // path (its read misses and partial write misses), for pacing a replay of the request stream.
     std::vector<std::uint32_t> request_fills;
-    // ... and in how many home reads (SimConfig::fill_run_bytes).
+    // ... and in how many home reads (SimConfig::io_run_bytes).
     std::vector<std::uint32_t> request_fill_reads;
     std::uint64_t bytes_requested = 0;
     std::uint64_t bytes_missed = 0; // requested bytes that lay in missed objects/lines

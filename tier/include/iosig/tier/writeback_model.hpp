@@ -17,6 +17,7 @@
 #include "iosig/tier/trace.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace iosig::tier {
@@ -30,6 +31,11 @@ struct WritebackModelConfig {
     // has left beside the fills); a batch of b lines takes b + 1 of them (the sync, below); 0 = a
     // batch takes no time.
     double writeback_rate = 0;
+    // As the engine's flusher: a batch's adjacent lines go home in one write of up to this many
+    // bytes (TierConfig::io_run_bytes; 0 or one line: one write per line), and such a write of
+    // `bytes` costs write_cost(bytes) line writes (unset: one per line it holds).
+    std::uint64_t io_run_bytes = 1ull << 20;
+    std::function<double(std::uint64_t bytes)> write_cost = {};
 };
 
 // Each batch ends with an fdatasync of the home file, and a sync costs the device about one write
@@ -37,6 +43,8 @@ struct WritebackModelConfig {
 // after each (`dd bs=4k count=400 oflag=direct` against `oflag=direct,dsync` inside `lab exec`).
 struct WritebackEstimate {
     std::uint64_t writebacks = 0; // including those close makes
+    std::uint64_t writes = 0;     // home writes for them (adjacent lines of a batch share one)
+    double write_units = 0;       // what those writes cost, in line writes (write_cost)
     std::uint64_t syncs = 0;      // the home file's syncs: one per batch, close's batches included
     double writer_wait = 0;       // s the writers waited for room under the dirty bound
     double seconds = 0;           // when the last write-back (close included) completes

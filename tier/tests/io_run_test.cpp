@@ -1,12 +1,16 @@
-// Fill runs: a read that misses several adjacent lines fetches them from the home file in one IO
-// (TierConfig::fill_run_bytes), the simulator counts the same home reads, and the model charges
-// one IO per run instead of one per line.
+// IO runs (TierConfig::io_run_bytes). Fill runs: a read that misses several adjacent lines fetches
+// them from the home file in one IO, the simulator counts the same home reads, and the model
+// charges one IO per run instead of one per line. Write runs: a write-back batch writes adjacent
+// dirty lines home in one IO (through io_uring, or pwritev when faults are injected), a failed run
+// keeps all of its lines dirty, and the flusher's replay counts the same writes.
 #include "engine_fixture.hpp"
 #include "iosig/tier/io.hpp"
 #include "iosig/tier/simulator.hpp"
 #include "iosig/tier/tier_prediction.hpp"
+#include "iosig/tier/writeback_model.hpp"
 
 #include <chrono>
+#include <functional>
 #include <gtest/gtest.h>
 #include <numeric>
 #include <random>
@@ -33,14 +37,15 @@ std::vector<char> slice(const std::vector<char>& data, std::size_t from, std::si
             data.begin() + static_cast<std::ptrdiff_t>(from + count)};
 }
 
-// A home file of `bytes` pattern bytes behind a fresh engine of 32 lines, open for reading and
-// writing.
+// A home file of `bytes` pattern bytes behind a fresh engine of 32 lines (its configuration
+// adjusted by `configure`), open for reading and writing.
 struct HomeBehindTier {
-    HomeBehindTier(std::size_t bytes, unsigned seed, std::uint64_t fill_run_bytes = 1 << 20)
+    HomeBehindTier(std::size_t bytes, unsigned seed,
+                   const std::function<void(TierConfig&)>& configure = {})
         : data(pattern(bytes, seed)) {
         write_file(home, data);
         TierConfig config = small_config(dir, 32);
-        config.fill_run_bytes = fill_run_bytes;
+        if (configure) configure(config);
         tier = TierCache::open(config);
         h = tier->open_file(home, O_RDWR);
     }
@@ -50,6 +55,14 @@ struct HomeBehindTier {
     std::unique_ptr<TierCache> tier;
     int h = -1;
 };
+
+std::function<void(TierConfig&)> io_runs_of(std::uint64_t bytes,
+                                            std::shared_ptr<IoFaults> faults = nullptr) {
+    return [=](TierConfig& c) {
+        c.io_run_bytes = bytes;
+        c.faults = faults;
+    };
+}
 
 TEST(FillRuns, AReadOverMissingLinesFetchesThemInOneHomeRead) {
     HomeBehindTier t(16 * line, 7);
@@ -71,14 +84,14 @@ TEST(FillRuns, ACachedLineSplitsTheRun) {
     EXPECT_EQ(t.tier->stats().fill_reads, 3u); // line 8, then lines 0-7 and 9-15
 }
 
-// The run is bounded by fill_run_bytes (0 or one line: a read per line) and by the home file's end,
+// The run is bounded by io_run_bytes (0 or one line: a read per line) and by the home file's end,
 // after which the lines read as zeros.
 TEST(FillRuns, RunsStopAtTheirSizeLimitAndAtTheEndOfTheHomeFile) {
     for (const auto& [run_bytes, reads] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
              {0, 16}, {4 * line, 4}, {1 << 20, 1}}) {
-        HomeBehindTier t(16 * line, 9, run_bytes);
+        HomeBehindTier t(16 * line, 9, io_runs_of(run_bytes));
         EXPECT_EQ(read_range(*t.tier, t.h, 16 * line, 0), t.data);
-        EXPECT_EQ(t.tier->stats().fill_reads, reads) << "fill_run_bytes " << run_bytes;
+        EXPECT_EQ(t.tier->stats().fill_reads, reads) << "io_run_bytes " << run_bytes;
     }
     HomeBehindTier t(5 * line + 100, 10);
     EXPECT_EQ(read_range(*t.tier, t.h, t.data.size(), 0), t.data);
@@ -94,35 +107,30 @@ TEST(FillRuns, RunsStopAtTheirSizeLimitAndAtTheEndOfTheHomeFile) {
 // write, which bypasses the cache) makes the lines the run fetched before it stale: they are
 // fetched again, and the cache never holds the old bytes.
 TEST(FillRuns, AWriteDuringTheRunIsNotServedStale) {
-    ScratchDir dir;
-    const auto home = dir / "in.dat";
-    const auto data = pattern(8 * line, 11);
-    write_file(home, data);
     auto faults = std::make_shared<IoFaults>();
     // Every line the reader puts into the cache file takes 100 ms: the writer acts meanwhile.
     faults->slow_down(FileRole::cache, std::chrono::milliseconds(100));
-    TierConfig config = small_config(dir, 32);
-    config.faults = faults;
-    config.sequential_cutoff = 8 * line; // the reader's 8 lines go through the cache, the
-                                         // writer's 9 lines bypass it
-    auto tier = TierCache::open(config);
-    const int reader = tier->open_file(home, O_RDONLY);
-    const int writer = tier->open_file(home, O_RDWR);
-    ASSERT_GE(reader, 0);
+    HomeBehindTier t(8 * line, 11, [&](TierConfig& c) {
+        c.faults = faults;
+        c.sequential_cutoff = 8 * line; // the reader's 8 lines go through the cache, the
+                                        // writer's 9 lines bypass it
+    });
+    const int writer = t.tier->open_file(t.home, O_RDWR);
+    ASSERT_GE(t.h, 0);
     ASSERT_GE(writer, 0);
     const auto fresh = pattern(9 * line, 12);
-    std::thread read_thread([&] { read_range(*tier, reader, 8 * line, 0); });
+    std::thread read_thread([&] { read_range(*t.tier, t.h, 8 * line, 0); });
     std::this_thread::sleep_for(std::chrono::milliseconds(30)); // inside line 0's cache write
-    ASSERT_EQ(tier->pwrite(writer, fresh.data(), fresh.size(), 4 * line),
+    ASSERT_EQ(t.tier->pwrite(writer, fresh.data(), fresh.size(), 4 * line),
               static_cast<ssize_t>(fresh.size()));
     read_thread.join();
-    EXPECT_EQ(tier->stats().fill_reads, 2u) << "lines 1-7 were fetched again after the write";
-    EXPECT_EQ(tier->stats().fills, 8u);
-    EXPECT_EQ(tier->stats().bypassed_bytes, fresh.size());
-    const int check = tier->open_file(home, O_RDONLY);
-    EXPECT_EQ(read_range(*tier, check, 4 * line, 4 * line), slice(fresh, 0, 4 * line));
-    EXPECT_EQ(read_range(*tier, check, 4 * line, 0), slice(data, 0, 4 * line));
-    EXPECT_EQ(tier->stats().fills, 8u) << "both from the cache";
+    EXPECT_EQ(t.tier->stats().fill_reads, 2u) << "lines 1-7 were fetched again after the write";
+    EXPECT_EQ(t.tier->stats().fills, 8u);
+    EXPECT_EQ(t.tier->stats().bypassed_bytes, fresh.size());
+    const int check = t.tier->open_file(t.home, O_RDONLY);
+    EXPECT_EQ(read_range(*t.tier, check, 4 * line, 4 * line), slice(fresh, 0, 4 * line));
+    EXPECT_EQ(read_range(*t.tier, check, 4 * line, 0), slice(t.data, 0, 4 * line));
+    EXPECT_EQ(t.tier->stats().fills, 8u) << "both from the cache";
 }
 
 // The simulator counts the engine's home reads request by request: random reads of 1-20 lines
@@ -143,7 +151,7 @@ TEST(FillRuns, TheSimulatorCountsTheEnginesHomeReads) {
     }
     for (const std::uint64_t run_bytes : {std::uint64_t{0}, 8 * line, std::uint64_t{1} << 20}) {
         TierConfig config = small_config(dir, 16);
-        config.fill_run_bytes = run_bytes;
+        config.io_run_bytes = run_bytes;
         auto tier = TierCache::open(config);
         const int h = tier->open_file(home, O_RDONLY);
         for (const Request& r : trace.requests)
@@ -153,14 +161,14 @@ TEST(FillRuns, TheSimulatorCountsTheEnginesHomeReads) {
         sim.cache_size = 16 * line;
         sim.line_size = line;
         sim.fills_per_request = true;
-        sim.fill_run_bytes = run_bytes;
+        sim.io_run_bytes = run_bytes;
         const SimResult predicted = simulate(trace, sim);
         const TierStats stats = tier->stats();
         EXPECT_EQ(stats.fills, predicted.read_misses);
         EXPECT_EQ(stats.fill_reads,
                   std::accumulate(predicted.request_fill_reads.begin(),
                                   predicted.request_fill_reads.end(), std::uint64_t{0}))
-            << "fill_run_bytes " << run_bytes;
+            << "io_run_bytes " << run_bytes;
         if (run_bytes == 0) EXPECT_EQ(stats.fill_reads, stats.fills);
         if (run_bytes == 1 << 20) EXPECT_LT(stats.fill_reads * 3, stats.fills);
         tier->close(h);
@@ -200,6 +208,81 @@ TEST(FillRuns, TheModelChargesOneIoPerRun) {
     const std::vector<std::uint32_t> wrong_length{1, 1};
     EXPECT_THROW(predict_tier_time(trace, 16, rates, writeback, &fills, &wrong_length),
                  std::invalid_argument);
+}
+
+// Dirty lines written with fsync: adjacent ones of a batch go home in one write, whether the
+// flusher uses io_uring or (with fault injection) pwritev.
+TEST(WriteRuns, AdjacentDirtyLinesGoHomeInOneWrite) {
+    for (const bool injected : {false, true}) {
+        for (const auto& [run_bytes, writes] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+                 {1 << 20, 2}, {4 * line, 3}, {0, 12}}) {
+            HomeBehindTier t(
+                16 * line, 14,
+                io_runs_of(run_bytes, injected ? std::make_shared<IoFaults>() : nullptr));
+            const auto first = pattern(8 * line, 15), second = pattern(4 * line, 16);
+            ASSERT_EQ(t.tier->pwrite(t.h, first.data(), first.size(), 0),
+                      static_cast<ssize_t>(first.size()));
+            ASSERT_EQ(t.tier->pwrite(t.h, second.data(), second.size(), 12 * line),
+                      static_cast<ssize_t>(second.size()));
+            ASSERT_EQ(t.tier->fsync(t.h), 0);
+            const TierStats s = t.tier->stats();
+            EXPECT_EQ(s.writebacks, 12u);
+            EXPECT_EQ(s.writeback_writes, writes)
+                << "io_run_bytes " << run_bytes << (injected ? ", pwritev" : ", io_uring");
+            EXPECT_EQ(s.io_uring, !injected);
+            auto expected = t.data;
+            std::copy(first.begin(), first.end(), expected.begin());
+            std::copy(second.begin(), second.end(), expected.begin() + 12 * line);
+            EXPECT_EQ(test_support::read_file(t.home), expected);
+        }
+    }
+}
+
+// A write run that fails leaves every one of its lines dirty: fsync reports the error, and once
+// the device is back the next fsync writes them all.
+TEST(WriteRuns, AFailedRunKeepsAllItsLinesDirty) {
+    auto faults = std::make_shared<IoFaults>();
+    HomeBehindTier t(8 * line, 17, io_runs_of(1 << 20, faults));
+    const auto fresh = pattern(8 * line, 18);
+    ASSERT_EQ(t.tier->pwrite(t.h, fresh.data(), fresh.size(), 0),
+              static_cast<ssize_t>(fresh.size()));
+    faults->fail_nth_write(1, {FileRole::home});
+    EXPECT_EQ(t.tier->fsync(t.h), -EIO);
+    EXPECT_EQ(t.tier->stats().dirty_lines, 8u);
+    EXPECT_EQ(test_support::read_file(t.home), t.data) << "nothing of the failed run went home";
+    faults->clear_failures();
+    ASSERT_EQ(t.tier->fsync(t.h), 0);
+    EXPECT_EQ(t.tier->stats().dirty_lines, 0u);
+    EXPECT_EQ(test_support::read_file(t.home), fresh);
+    EXPECT_EQ(t.tier->stats().writeback_writes, 2u)
+        << "the failed write and the one that went home";
+}
+
+// The flusher's replay makes the same writes: one per run of adjacent lines in a batch (sorted),
+// at write_cost line writes each; unset, a run costs a write per line.
+TEST(WriteRuns, TheFlusherReplayCountsOneWritePerRun) {
+    Trace trace;
+    trace.kind = TraceKind::blocks;
+    trace.requests.push_back(Request{8 * line, 8 * line, true}); // lines 8-15
+    trace.requests.push_back(Request{0, 4 * line, true});        // lines 0-3
+    trace.requests.push_back(Request{20 * line, line, true});    // line 20
+    WritebackModelConfig config;
+    config.line_size = line;
+    config.max_dirty_lines = 1000;
+    config.writeback_rate = 100; // line writes per second
+    const WritebackEstimate plain = estimate_writebacks(trace, 0.0, config);
+    EXPECT_EQ(plain.writebacks, 13u);
+    EXPECT_EQ(plain.writes, 3u);
+    EXPECT_DOUBLE_EQ(plain.write_units, 13);
+    EXPECT_DOUBLE_EQ(plain.seconds, 0.14); // 13 line writes and one sync at close
+    config.write_cost = [](std::uint64_t bytes) { return 0.5 + 0.5 * bytes / line; };
+    const WritebackEstimate runs = estimate_writebacks(trace, 0.0, config);
+    EXPECT_EQ(runs.writes, 3u);
+    EXPECT_DOUBLE_EQ(runs.write_units, (0.5 + 4) + (0.5 + 2) + (0.5 + 0.5));
+    config.io_run_bytes = 0;
+    const WritebackEstimate lines = estimate_writebacks(trace, 0.0, config);
+    EXPECT_EQ(lines.writes, 13u);
+    EXPECT_DOUBLE_EQ(lines.write_units, 13);
 }
 
 } // namespace
