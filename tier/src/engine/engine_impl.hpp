@@ -17,7 +17,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <cstdlib>
 #include <deque>
 #include <liburing.h>
 #include <map>
@@ -72,8 +71,7 @@ struct FillRun {
     std::uint64_t last_line = 0;        // the read's last line
     std::uint64_t first = 0, count = 0; // the lines held in data
     std::uint64_t generation = 0;       // the file's write_generation before they were read
-    std::size_t capacity = 0;           // bytes allocated
-    std::unique_ptr<char, decltype(&std::free)> data{nullptr, &std::free}; // page-aligned
+    RunBuffer buffer;                   // the lines, on the staging memory's NUMA node
     bool holds(std::uint64_t line) const {
         return count > 0 && line >= first && line < first + count;
     }

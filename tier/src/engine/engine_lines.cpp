@@ -109,21 +109,15 @@ int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run) {
         ++prefetch_hits_;
     } else if (run != nullptr && run->holds(line) &&
                file.write_generation.load() == run->generation) {
-        source = run->data.get() + (line - run->first) * line_size_;
+        source = run->buffer.data() + (line - run->first) * line_size_;
         got = line_size_;
         ++fills_;
     } else if (start < home_size) {
         const std::uint64_t count =
             run != nullptr ? fill_run_length(file, line, home_size, *run) : 1;
         char* target = buffer.data();
-        if (count > 1) {
-            const std::size_t bytes = count * line_size_;
-            if (run->capacity < bytes) {
-                run->data.reset(static_cast<char*>(std::aligned_alloc(4096, bytes)));
-                run->capacity = run->data ? bytes : 0;
-            }
-            if (run->data) target = run->data.get();
-        }
+        if (count > 1 && run->buffer.reserve(*staging_, count * line_size_))
+            target = run->buffer.data();
         const std::size_t want = target == buffer.data() ? line_size_ : count * line_size_;
         const ssize_t n = file.io->pread(target, want, start);
         if (n < 0) return static_cast<int>(n);

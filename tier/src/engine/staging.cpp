@@ -59,4 +59,25 @@ void StagingPool::release(char* buffer) {
     available_.notify_all();
 }
 
+bool RunBuffer::reserve(const StagingPool& pool, std::size_t bytes) {
+    if (capacity_ >= bytes) return true;
+    release();
+    const std::size_t rounded = (bytes + 4095) / 4096 * 4096;
+    if (pool.numa_placed()) data_ = static_cast<char*>(numa_alloc_onnode(rounded, pool.node()));
+    numa_ = data_ != nullptr;
+    if (data_ == nullptr) data_ = static_cast<char*>(std::aligned_alloc(4096, rounded));
+    capacity_ = data_ != nullptr ? rounded : 0;
+    return data_ != nullptr;
+}
+
+void RunBuffer::release() {
+    if (data_ == nullptr) return;
+    if (numa_)
+        numa_free(data_, capacity_);
+    else
+        std::free(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+}
+
 } // namespace iosig::tier::detail

@@ -40,6 +40,26 @@ private:
     std::vector<char*> free_;
 };
 
+// A transient page-aligned buffer of several lines (a read's fill run, engine_impl.hpp), on the
+// staging pool's NUMA node when the pool is placed; freed when it goes out of scope.
+class RunBuffer {
+public:
+    RunBuffer() = default;
+    ~RunBuffer() { release(); }
+    RunBuffer(const RunBuffer&) = delete;
+    RunBuffer& operator=(const RunBuffer&) = delete;
+    // Room for `bytes`, keeping what is there when it is enough; false when the memory cannot be
+    // had (the caller then reads one line at a time).
+    bool reserve(const StagingPool& pool, std::size_t bytes);
+    char* data() const { return data_; }
+
+private:
+    void release();
+    char* data_ = nullptr;
+    std::size_t capacity_ = 0;
+    bool numa_ = false;
+};
+
 // RAII lease of one staging buffer.
 class StagingBuffer {
 public:
