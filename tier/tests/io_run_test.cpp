@@ -109,8 +109,8 @@ TEST(FillRuns, RunsStopAtTheirSizeLimitAndAtTheEndOfTheHomeFile) {
 // fetched again, and the cache never holds the old bytes.
 TEST(FillRuns, AWriteDuringTheRunIsNotServedStale) {
     auto faults = std::make_shared<IoFaults>();
-    // Every line the reader puts into the cache file takes 100 ms: the writer acts meanwhile.
-    faults->slow_down(FileRole::cache, std::chrono::milliseconds(100));
+    // Every line the reader puts into the cache file takes 200 ms: the writer acts meanwhile.
+    faults->slow_down(FileRole::cache, std::chrono::milliseconds(200));
     HomeBehindTier t(8 * line, 11, [&](TierConfig& c) {
         c.faults = faults;
         c.sequential_cutoff = 8 * line; // the reader's 8 lines go through the cache, the
@@ -120,8 +120,12 @@ TEST(FillRuns, AWriteDuringTheRunIsNotServedStale) {
     ASSERT_GE(t.h, 0);
     ASSERT_GE(writer, 0);
     const auto fresh = pattern(9 * line, 12);
+    const std::uint64_t home_reads = faults->reads(FileRole::home);
     std::thread read_thread([&] { read_range(*t.tier, t.h, 8 * line, 0); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(30)); // inside line 0's cache write
+    // The reader's run read has begun (its generation taken before it): from here it puts line 0
+    // into the cache file, slowly, and has not yet looked at lines 1-7.
+    for (int i = 0; i < 5000 && faults->reads(FileRole::home) == home_reads; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ASSERT_EQ(t.tier->pwrite(writer, fresh.data(), fresh.size(), 4 * line),
               static_cast<ssize_t>(fresh.size()));
     read_thread.join();
