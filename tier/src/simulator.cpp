@@ -164,8 +164,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     }
     // The engine's fill runs: a read miss (already inserted, so its evictions are done) fetches
     // the lines after it in its request that the cache does not hold, up to run_lines.
-    const std::uint64_t run_lines = std::max<std::uint64_t>(
-        1, config.io_run_bytes / std::max<std::uint64_t>(1, config.line_size));
+    const std::uint64_t run_lines = io_run_lines(config.io_run_bytes, config.line_size);
     std::size_t run_end = 0; // references [.., run_end) came with the current run
     const auto miss = [&](const Reference& ref, std::size_t i) {
         if (!count_miss(result, ref, config.line_size) || request_of.empty()) return;

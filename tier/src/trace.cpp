@@ -29,6 +29,29 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+// The lines of a text trace that hold records, trimmed: empty lines and # comments are skipped;
+// number() is the last line's number in the file, for error messages.
+class RecordLines {
+public:
+    explicit RecordLines(std::string_view text) : text_(text) {}
+    bool next(std::string_view& line) {
+        while (pos_ < text_.size()) {
+            std::size_t eol = text_.find('\n', pos_);
+            if (eol == std::string_view::npos) eol = text_.size();
+            line = trim(text_.substr(pos_, eol - pos_));
+            pos_ = eol + 1;
+            ++number_;
+            if (!line.empty() && line.front() != '#') return true;
+        }
+        return false;
+    }
+    std::size_t number() const { return number_; }
+
+private:
+    std::string_view text_;
+    std::size_t pos_ = 0, number_ = 0;
+};
+
 std::vector<std::string_view> split_fields(std::string_view line) {
     std::vector<std::string_view> fields;
     std::size_t start = 0;
@@ -237,14 +260,10 @@ Trace parse_csv_trace(std::string_view text, std::string_view name,
     std::size_t header_fields = 0; // a header's field count, which every record must match
     bool skip_header = given && given->header;
     if (given) trace.kind = block_trace(*given) ? TraceKind::blocks : TraceKind::objects;
-    std::size_t line_no = 0, pos = 0;
-    while (pos < text.size()) {
-        std::size_t eol = text.find('\n', pos);
-        if (eol == std::string_view::npos) eol = text.size();
-        const std::string_view line = trim(text.substr(pos, eol - pos));
-        pos = eol + 1;
-        ++line_no;
-        if (line.empty() || line.front() == '#') continue;
+    RecordLines lines(text);
+    std::string_view line;
+    while (lines.next(line)) {
+        const std::size_t line_no = lines.number();
         const auto fields = split_fields(line);
         if (skip_header) {
             skip_header = false;
@@ -318,13 +337,9 @@ Trace parse_txt_trace(std::string_view text, std::string_view name) {
     Trace trace;
     trace.source = std::string(name);
     trace.kind = TraceKind::objects;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        std::size_t eol = text.find('\n', pos);
-        if (eol == std::string_view::npos) eol = text.size();
-        const std::string_view line = trim(text.substr(pos, eol - pos));
-        pos = eol + 1;
-        if (line.empty() || line.front() == '#') continue;
+    RecordLines lines(text);
+    std::string_view line;
+    while (lines.next(line)) {
         const std::string_view id = line.substr(0, line.find_first_of(" \t"));
         trace.requests.push_back(Request{object_id(id), 1, false});
     }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <span>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -74,9 +75,8 @@ public:
         const std::size_t depth = std::max(1u, config_.queue_depth);
         double units = 0;
         for (std::size_t first = 0; first < rest.size(); first += depth) {
-            units += write_units(std::vector<std::uint64_t>(
-                rest.begin() + static_cast<std::ptrdiff_t>(first),
-                rest.begin() + static_cast<std::ptrdiff_t>(std::min(rest.size(), first + depth))));
+            units +=
+                write_units(std::span(rest).subspan(first, std::min(depth, rest.size() - first)));
             ++syncs_;
         }
         writebacks_ += rest.size();
@@ -100,9 +100,8 @@ private:
 
     // The home writes of a batch of `lines` (sorted): runs of adjacent lines up to io_run_bytes,
     // as the engine's write_runs makes them; counts them and returns their cost in line writes.
-    double write_units(const std::vector<std::uint64_t>& lines) {
-        const std::uint64_t most = std::max<std::uint64_t>(
-            1, config_.io_run_bytes / std::max<std::uint64_t>(1, config_.line_size));
+    double write_units(std::span<const std::uint64_t> lines) {
+        const std::uint64_t most = io_run_lines(config_.io_run_bytes, config_.line_size);
         double units = 0;
         for (std::size_t i = 0; i < lines.size();) {
             std::size_t j = i + 1;

@@ -40,11 +40,11 @@ std::vector<WriteRun> write_runs(const std::vector<Snapshot>& snaps, std::size_t
         const Snapshot& snap = snaps[i];
         if (result[i - begin] != 0 || snap.bytes == 0) continue;
         WriteRun* last = runs.empty() ? nullptr : &runs.back();
-        const bool joins =
-            last != nullptr && last->file == snap.file && last->bytes % line_size == 0 &&
-            last->start + static_cast<std::int64_t>(last->bytes) == snap.start &&
-            last->bytes + snap.bytes <= std::max<std::uint64_t>(run_bytes, line_size) &&
-            (snap.bytes == line_size || !snap.file->io->direct());
+        const bool joins = last != nullptr && last->file == snap.file &&
+                           last->bytes % line_size == 0 &&
+                           last->start + static_cast<std::int64_t>(last->bytes) == snap.start &&
+                           last->members.size() < io_run_lines(run_bytes, line_size) &&
+                           (snap.bytes == line_size || !snap.file->io->direct());
         if (joins) {
             last->bytes += snap.bytes;
             last->members.push_back(i);

@@ -81,8 +81,7 @@ std::uint64_t Engine::fill_run_length(const HomeFile& file, std::uint64_t line,
     const std::uint64_t home_lines =
         (static_cast<std::uint64_t>(home_size) + line_size_ - 1) / line_size_;
     const std::uint64_t last = std::min(
-        {run.last_line, line + std::max<std::uint64_t>(1, config_.io_run_bytes / line_size_) - 1,
-         home_lines - 1});
+        {run.last_line, line + io_run_lines(config_.io_run_bytes, line_size_) - 1, home_lines - 1});
     std::uint64_t count = 1;
     std::lock_guard lock(mutex_);
     while (line + count <= last && !index_.contains(key_of(file.id, line + count)))
@@ -115,20 +114,18 @@ int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run) {
     } else if (start < home_size) {
         const std::uint64_t count =
             run != nullptr ? fill_run_length(file, line, home_size, *run) : 1;
-        char* target = buffer.data();
-        if (count > 1 && run->buffer.reserve(*staging_, count * line_size_))
-            target = run->buffer.data();
-        const std::size_t want = target == buffer.data() ? line_size_ : count * line_size_;
+        // Without the memory for the run, this line alone.
+        const bool as_run = count > 1 && run->buffer.reserve(*staging_, count * line_size_);
+        char* target = as_run ? run->buffer.data() : buffer.data();
+        const std::size_t want = (as_run ? count : 1) * line_size_;
         const ssize_t n = file.io->pread(target, want, start);
         if (n < 0) return static_cast<int>(n);
-        if (target != buffer.data()) {
-            std::memset(target + n, 0, want - static_cast<std::size_t>(n));
+        got = static_cast<std::size_t>(n);
+        if (as_run) { // zeros beyond the home file, as for a single line below
+            std::memset(target + got, 0, want - got);
             run->first = line;
             run->count = count;
             source = target;
-            got = line_size_;
-        } else {
-            got = static_cast<std::size_t>(n);
         }
         ++fills_;
         ++fill_reads_;

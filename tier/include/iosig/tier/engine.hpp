@@ -23,6 +23,7 @@
 #include "iosig/tier/io.hpp"
 #include "iosig/tier/policy.hpp"
 #include "iosig/tier/prefetch.hpp"
+#include "iosig/tier/trace.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -48,7 +49,7 @@ struct TierConfig {
     // Adjacent lines move to and from the home file in one IO of up to this many bytes (0 or
     // one line: one IO per line): the missing lines of one read (fill runs) and the dirty lines of
     // one write-back batch (write runs).
-    std::uint64_t io_run_bytes = 1ull << 20;
+    std::uint64_t io_run_bytes = default_io_run_bytes;
     unsigned queue_depth = 32;        // io_uring entries of the write-back
     bool direct_io = true;            // O_DIRECT for line IO when the file systems allow it
     int numa_node = -1;               // staging memory node; -1 = the creating CPU's node

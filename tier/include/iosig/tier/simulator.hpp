@@ -37,7 +37,7 @@ struct SimConfig {
     bool fills_per_request = false;      // block mode: fill SimResult::request_fills
     // As the engine (TierConfig::io_run_bytes): a read miss fetches with it the lines after it in
     // the same request that the cache does not hold, in one IO of up to this many bytes.
-    std::uint64_t io_run_bytes = 1ull << 20;
+    std::uint64_t io_run_bytes = default_io_run_bytes;
 };
 
 struct SimResult {

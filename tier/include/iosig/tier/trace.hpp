@@ -19,6 +19,7 @@
 // cacheMon's cache_dataset publishes *.oracleGeneral.zst).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -49,6 +50,14 @@ struct LineSpan {
 inline LineSpan line_span(const Request& r, std::uint64_t line_size) {
     if (r.size == 0) return {r.id / line_size, 0};
     return {r.id / line_size, (r.id + r.size - 1) / line_size - r.id / line_size + 1};
+}
+
+// Adjacent lines move between the home file and the cache in one IO of up to io_run_bytes (the
+// engine's fill runs and write runs, TierConfig::io_run_bytes); the simulator and the write-back
+// model count those IOs the same way. The most lines one such IO holds: at least one.
+inline constexpr std::uint64_t default_io_run_bytes = 1ull << 20;
+inline std::uint64_t io_run_lines(std::uint64_t io_run_bytes, std::uint64_t line_size) {
+    return line_size == 0 ? 1 : std::max<std::uint64_t>(1, io_run_bytes / line_size);
 }
 
 struct Trace {

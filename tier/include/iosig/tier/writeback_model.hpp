@@ -34,7 +34,7 @@ struct WritebackModelConfig {
     // As the engine's flusher: a batch's adjacent lines go home in one write of up to this many
     // bytes (TierConfig::io_run_bytes; 0 or one line: one write per line), and such a write of
     // `bytes` costs write_cost(bytes) line writes (unset: one per line it holds).
-    std::uint64_t io_run_bytes = 1ull << 20;
+    std::uint64_t io_run_bytes = default_io_run_bytes;
     std::function<double(std::uint64_t bytes)> write_cost = {};
 };
 
