@@ -94,6 +94,8 @@ private:
         fill_if_known(perf + "op_latency", p.op_latency, o.op_latency, Provenance::derived);
         fill_if_known(perf + "seek_latency", p.seek_latency, o.seek_latency, Provenance::derived);
         fill_if_known(perf + "max_iops", p.max_iops, o.max_iops, Provenance::derived);
+        fill_if_known(perf + "throttle_slice", p.throttle_slice, o.throttle_slice,
+                      Provenance::derived);
         if (o.independent_read_write)
             fill(perf + "independent_read_write", p.independent_read_write, true,
                  Provenance::derived);

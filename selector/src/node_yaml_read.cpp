@@ -48,6 +48,7 @@ void read_performance(Section s, Performance& p) {
     s.duration("seek_latency", p.seek_latency, DurationRule::non_negative);
     s.number("max_iops", p.max_iops);
     s.flag("independent_read_write", p.independent_read_write);
+    s.duration("throttle_slice", p.throttle_slice, DurationRule::non_negative);
 }
 
 void read_reliability(Section s, ReliabilityFigures& r) {
@@ -76,10 +77,11 @@ Device read_device(const TreeEntry& entry, ReadContext& context) {
     s.text("dev_path", device.dev_path);
     s.flag("rotational", device.rotational);
     s.size("capacity", device.capacity, SizeRule::positive);
-    read_performance(s.section("performance", {"seq_read_bw", "seq_write_bw", "rand_read_bw",
-                                               "rand_write_bw", "op_latency", "seek_latency",
-                                               "max_iops", "independent_read_write"}),
-                     device.performance);
+    read_performance(
+        s.section("performance",
+                  {"seq_read_bw", "seq_write_bw", "rand_read_bw", "rand_write_bw", "op_latency",
+                   "seek_latency", "max_iops", "independent_read_write", "throttle_slice"}),
+        device.performance);
     read_reliability(s.section("reliability", {"mttf", "ber", "mttr"}), device.reliability);
     s.yaml_text("calibration", device.calibration_yaml);
     s.enumeration("scheme", device.scheme, scheme_names());

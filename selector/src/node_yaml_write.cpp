@@ -148,6 +148,7 @@ private:
         positive("seek_latency", perf.seek_latency, format_duration);
         positive("max_iops", perf.max_iops, number_text);
         if (perf.independent_read_write) scalar(p, "independent_read_write", "true");
+        positive("throttle_slice", perf.throttle_slice, format_duration);
         out_ << YAML::EndMap;
     }
 

@@ -68,7 +68,7 @@ devices:
     rotational: true
     capacity: 8T
     performance: {seq_read_bw: 210M/s, seq_write_bw: 200M/s, op_latency: 4ms, seek_latency: 8.5ms, max_iops: 180,
-                  independent_read_write: true}
+                  independent_read_write: true, throttle_slice: 100ms}
     reliability: {mttf: 5y, mttr: 36h}
   hdd0p1: {owner: hdd0, capacity: 2T, dev_path: /dev/sdb1}
 mounts:
@@ -137,6 +137,7 @@ TEST(NodeYamlRoundTrip, UsesUnitsWhereExactAndPlainNumbersOtherwise) {
     EXPECT_THAT(text, HasSubstr("mttdl: 100y\n"));
     EXPECT_THAT(text, HasSubstr("op_latency: 5us\n"));
     EXPECT_THAT(text, HasSubstr("seek_latency: 8.5ms\n"));
+    EXPECT_THAT(text, HasSubstr("throttle_slice: 0.1s\n"));
     EXPECT_THAT(text, HasSubstr("ber: 1e-6\n"));
     EXPECT_THAT(text, HasSubstr("free: 1280G\n"));
     EXPECT_THAT(text, HasSubstr("capacity: 100T\n"));

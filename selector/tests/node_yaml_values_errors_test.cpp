@@ -167,6 +167,9 @@ TEST(NodeYamlUnitErrors, NegativeValues) {
     EXPECT_EQ(only_error("devices:\n  d: {media: ssd, performance: {max_iops: -1}}\n"),
               "node.yaml:2:43: error: 'max_iops' of 'performance' of device 'd' must be a plain "
               "non-negative number such as 1e-9, got '-1'");
+    EXPECT_EQ(only_error("devices:\n  d: {media: hdd, performance: {throttle_slice: -100ms}}\n"),
+              "node.yaml:2:49: error: 'throttle_slice' of 'performance' of device 'd' must not be "
+              "negative, got '-100ms'");
 }
 
 TEST(NodeYamlTypeErrors, ListsAndMapsWhereAValueBelongs) {

@@ -1,6 +1,8 @@
 // The queueing model (queueing.hpp).
 #include "iosig/tier/queueing.hpp"
 
+#include "iosig/tier/throttle_slices.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -21,8 +23,14 @@ CompletionTime completion_time(const std::vector<ProcessLoad>& processes, const 
                                  ? *p.fetch_seconds
                                  : static_cast<double>(p.tier2_reads) / rates.tier2_read;
         const double write_back = static_cast<double>(p.tier2_writes) / rates.tier2_write;
-        const double miss = rates.tier2_independent_read_write ? std::max(fetch, write_back)
-                                                               : fetch + write_back; // Eq. 2
+        // A throttle that grants its budget a slice at a time lets an idle device's first slice
+        // through at once (throttle_slices.hpp); without one, from_idle is the work's time.
+        const auto sliced = [&rates](double work) {
+            return ThrottleSlices::from_idle(work, rates.tier2_throttle_slice);
+        };
+        const double miss = rates.tier2_independent_read_write
+                                ? std::max(sliced(fetch), sliced(write_back))
+                                : sliced(fetch + write_back); // Eq. 2
         t.hit.push_back(hit);
         t.miss.push_back(miss);
         t.process.push_back(std::max(hit, miss));          // Eq. 3
@@ -120,6 +128,7 @@ TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
     rates.tier2_write_io = [slow = slow_device, random](std::uint64_t bytes) {
         return service_rate(slow, bytes, false, random);
     };
+    rates.tier2_throttle_slice = slow_device.performance.throttle_slice;
     return rates;
 }
 

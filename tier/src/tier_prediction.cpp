@@ -32,7 +32,7 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                    : static_cast<double>(lines) / rates.tier2_read;
     };
     bool any_write = false;
-    std::vector<double> issue_times;
+    std::vector<RequestPace> pace;
     double clock = 0;
     for (std::size_t i = 0; i < trace.requests.size(); ++i) {
         const Request& r = trace.requests[i];
@@ -43,9 +43,10 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
             const double fetch = request_fetch(i);
             demand_fetch += fetch;
             demand_lines += (*request_fills)[i];
-            issue_times.push_back(clock);
-            clock += static_cast<double>(lines) / (r.write ? rates.tier1_write : rates.tier1_read) +
-                     fetch;
+            const double tier1 =
+                static_cast<double>(lines) / (r.write ? rates.tier1_write : rates.tier1_read);
+            pace.push_back({tier1, fetch});
+            clock += tier1 + fetch;
         }
     }
     if (request_fill_reads)
@@ -55,6 +56,11 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
     TierPrediction p;
     p.queueing = completion_time({load}, rates);
     p.foreground_seconds = request_fills ? clock : p.queueing.seconds;
+    // The fills go through the device's read throttle slices, the flusher's batches through its
+    // write slices when it limits the directions separately (one budget: the flusher's share,
+    // below, stands for the fills' use of it).
+    writeback.write_throttle_slice =
+        rates.tier2_independent_read_write ? rates.tier2_throttle_slice : 0;
     if (rates.tier2_write_io)
         writeback.write_cost = [&rates](std::uint64_t bytes) {
             return rates.tier2_write / rates.tier2_write_io(bytes);
@@ -65,9 +71,10 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
         double share = 1;
         for (int i = 0; i < 20; ++i) {
             writeback.writeback_rate = rates.tier2_write * share;
-            p.writeback = request_fills
-                              ? estimate_writebacks(trace, issue_times, writeback)
-                              : estimate_writebacks(trace, p.foreground_seconds, writeback);
+            p.writeback =
+                request_fills
+                    ? estimate_writebacks(trace, pace, rates.tier2_throttle_slice, writeback)
+                    : estimate_writebacks(trace, p.foreground_seconds, writeback);
             p.writeback_share = share;
             load.tier2_writes = static_cast<std::uint64_t>(std::llround(p.writeback.write_units)) +
                                 p.writeback.syncs;

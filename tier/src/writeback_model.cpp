@@ -1,6 +1,8 @@
 // The engine's write-back count, replayed on a trace (writeback_model.hpp).
 #include "iosig/tier/writeback_model.hpp"
 
+#include "iosig/tier/throttle_slices.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -19,7 +21,7 @@ class FlusherReplay {
 public:
     explicit FlusherReplay(const WritebackModelConfig& config)
         : config_(config), tick_(std::clamp(config.writeback_delay / 2, 0.005, 1.0)),
-          next_check_(tick_) {}
+          next_check_(tick_), write_budget_(config.write_throttle_slice) {}
 
     // Everything the flusher does before `until`.
     void run_until(double until) {
@@ -80,7 +82,7 @@ public:
             ++syncs_;
         }
         writebacks_ += rest.size();
-        end += duration(units + static_cast<double>((rest.size() + depth - 1) / depth));
+        end = finish(end, units + static_cast<double>((rest.size() + depth - 1) / depth));
         return WritebackEstimate{writebacks_, writes_, units_, syncs_, writer_wait_, end};
     }
 
@@ -93,9 +95,11 @@ private:
         std::uint64_t generation; // rewrites since
     };
 
-    // Device time for `ios` line writes (write-backs in line-write units, and syncs).
-    double duration(double ios) const {
-        return config_.writeback_rate > 0 ? ios / config_.writeback_rate : 0.0;
+    // When `ios` line writes (write-backs in line-write units, and syncs) begun at `start`
+    // complete: at the write rate, or when a throttle slice lets the last of them through.
+    double finish(double start, double ios) {
+        return config_.writeback_rate > 0 ? write_budget_.serve(start, ios / config_.writeback_rate)
+                                          : start;
     }
 
     // The home writes of a batch of `lines` (sorted): runs of adjacent lines up to io_run_bytes,
@@ -148,7 +152,7 @@ private:
         for (const auto& entry : batch_)
             lines.push_back(entry.first);
         std::sort(lines.begin(), lines.end());
-        batch_end_ = t + duration(write_units(lines) + 1); // the writes, then the home file's sync
+        batch_end_ = finish(t, write_units(lines) + 1); // the writes, then the home file's sync
         next_check_ = batch_end_;
     }
 
@@ -172,6 +176,7 @@ private:
     const WritebackModelConfig& config_;
     const double tick_;
     double next_check_;
+    ThrottleSlices write_budget_;
     bool in_flight_ = false;
     double batch_end_ = 0;
     bool writer_waiting_ = false;
@@ -186,32 +191,62 @@ private:
     double writer_wait_ = 0;
 };
 
-} // namespace
-
-WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<double>& issue_times,
-                                      const WritebackModelConfig& config) {
+// The replay's loop: request i starts at begin(i, now, waited) (now: when the one before it was
+// served; waited: the writers' waits so far), a writer then waits for room and dirties its lines,
+// and the request is served by served(i, now).
+template <class Begin, class Served>
+WritebackEstimate replay(const Trace& trace, const WritebackModelConfig& config, Begin begin,
+                         Served served) {
     if (trace.kind != TraceKind::blocks)
         throw std::invalid_argument("the write-back model needs a block trace");
     if (config.line_size == 0 || config.max_dirty_lines == 0)
         throw std::invalid_argument("line size and dirty bound must be > 0");
     if (!(config.writeback_rate >= 0))
         throw std::invalid_argument("the write-back rate must be >= 0");
-    if (issue_times.size() != trace.requests.size())
-        throw std::invalid_argument("one issue time per request");
     FlusherReplay flusher(config);
     double now = 0;
     for (std::size_t i = 0; i < trace.requests.size(); ++i) {
-        // A writer's wait delays every later request.
-        now = std::max(now, issue_times[i] + flusher.writer_wait());
+        now = begin(i, now, flusher.writer_wait());
         flusher.run_until(now);
         const Request& r = trace.requests[i];
-        if (!r.write) continue;
-        now = flusher.wait_for_room(now);
-        const LineSpan span = line_span(r, config.line_size);
-        for (std::uint64_t line = span.first; line < span.first + span.count; ++line)
-            flusher.dirty(line, now);
+        if (r.write) {
+            now = flusher.wait_for_room(now);
+            const LineSpan span = line_span(r, config.line_size);
+            for (std::uint64_t line = span.first; line < span.first + span.count; ++line)
+                flusher.dirty(line, now);
+        }
+        now = served(i, now);
     }
     return flusher.close(now);
+}
+
+} // namespace
+
+WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<double>& issue_times,
+                                      const WritebackModelConfig& config) {
+    if (issue_times.size() != trace.requests.size())
+        throw std::invalid_argument("one issue time per request");
+    // A writer's wait delays every later request.
+    return replay(
+        trace, config,
+        [&](std::size_t i, double now, double waited) {
+            return std::max(now, issue_times[i] + waited);
+        },
+        [](std::size_t, double now) { return now; });
+}
+
+WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<RequestPace>& pace,
+                                      double fetch_throttle_slice,
+                                      const WritebackModelConfig& config) {
+    if (pace.size() != trace.requests.size()) throw std::invalid_argument("one pace per request");
+    ThrottleSlices fetches(fetch_throttle_slice);
+    return replay(
+        trace, config, [](std::size_t, double now, double) { return now; },
+        [&](std::size_t i, double now) {
+            const double filled =
+                pace[i].fetch_seconds > 0 ? fetches.serve(now, pace[i].fetch_seconds) : now;
+            return filled + pace[i].tier1_seconds;
+        });
 }
 
 WritebackEstimate estimate_writebacks(const Trace& trace, double seconds,

@@ -55,6 +55,11 @@ struct Performance {
     // read and write IOPS caps), so a mix of both takes as long as the busier direction, not the
     // sum. false: one medium serves both (a disk arm, a flash channel).
     bool independent_read_write = false;
+    // s: the rates above are a Linux blk-throttle limit (cgroup v1 blkio.throttle.*, v2 io.max)
+    // that grants its budget a time slice of this length at a time: a slice's worth of IOs goes
+    // through at once, the next waits for the next slice (100 ms on rotational devices, 20 ms on
+    // others). 0: the rates hold IO by IO.
+    double throttle_slice = 0;
 
     friend bool operator==(const Performance&, const Performance&) = default;
 };

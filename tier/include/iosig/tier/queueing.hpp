@@ -5,7 +5,10 @@
 //   Eq. 2  T_m,i = n_i,m / mu_2                        time tier 2 needs for its misses
 //          (here split by direction, n_i,m = fetches + write-backs:
 //           fetches / mu_2,r + write-backs / mu_2,w, or the larger of the two terms when the home
-//           device limits reads and writes separately, Performance::independent_read_write)
+//           device limits reads and writes separately, Performance::independent_read_write;
+//           each in whole throttle slices when the device has them,
+//           TierRates::tier2_throttle_slice: an idle device's first slice goes at once,
+//           throttle_slices.hpp)
 //   Eq. 3  T_i   = max(T_h,i, T_m,i)                   hits and misses are served concurrently
 //   Eq. 4  T     = max_i T_i                           the slowest process finishes last
 //   Eq. 5  1/mu  = (1 - p12) / E(mu_1) + p12 / E(mu_2) expected service time of the M/G/k system
@@ -39,6 +42,10 @@ struct TierRates {
     std::function<double(std::uint64_t bytes)> tier2_read_io = {};
     // ... and for a write of this many bytes (the flusher's write runs).
     std::function<double(std::uint64_t bytes)> tier2_write_io = {};
+    // The home device's blk-throttle slice (Performance::throttle_slice; throttle_slices.hpp),
+    // each direction's own when it limits them separately: Eq. 2 charges tier 2's work in whole
+    // slices after the first, which an idle device lets through at once. 0: none.
+    double tier2_throttle_slice = 0;
 };
 
 // Seconds tier 2 needs to read `lines` lines of `line_size` bytes in `ios` reads of equal size

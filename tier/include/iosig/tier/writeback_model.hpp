@@ -36,6 +36,9 @@ struct WritebackModelConfig {
     // `bytes` costs write_cost(bytes) line writes (unset: one per line it holds).
     std::uint64_t io_run_bytes = default_io_run_bytes;
     std::function<double(std::uint64_t bytes)> write_cost = {};
+    // The home device's blk-throttle slice for writes (throttle_slices.hpp;
+    // Performance::throttle_slice); 0: every batch takes its writes' time.
+    double write_throttle_slice = 0;
 };
 
 // Each batch ends with an fdatasync of the home file, and a sync costs the device about one write
@@ -59,6 +62,19 @@ WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<doub
 
 // The same with the requests issued evenly over `seconds`.
 WritebackEstimate estimate_writebacks(const Trace& trace, double seconds,
+                                      const WritebackModelConfig& config);
+
+// The program's own pace: each request is issued when the one before it has been served, after
+// any wait for room under the dirty bound, and takes `tier1_seconds` plus its demand fills, which
+// need `fetch_seconds` of the home device's sustained read rate, granted in throttle slices of
+// `fetch_throttle_slice` seconds when it has them (throttle_slices.hpp): after a wait for the
+// flusher the program's fills find unused budget, and after a longer one a new slice.
+struct RequestPace {
+    double tier1_seconds = 0;
+    double fetch_seconds = 0;
+};
+WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<RequestPace>& pace,
+                                      double fetch_throttle_slice,
                                       const WritebackModelConfig& config);
 
 } // namespace iosig::tier
