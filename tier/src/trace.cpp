@@ -75,7 +75,9 @@ bool parse_number(std::string_view text, T& value, int base = 10) {
 // true = write; throws on an operation that is neither.
 bool parse_op(std::string_view text, std::string_view name, std::size_t line) {
     const std::string op = lower(text);
-    if (op == "r" || op == "read" || op == "get" || op == "gets") return false;
+    // 0 and 1: the Tencent CBS traces' ioType (no SCSI opcode reads or writes).
+    if (op == "r" || op == "read" || op == "get" || op == "gets" || op == "0") return false;
+    if (op == "1") return true;
     if (op == "w" || op == "write" || op == "set" || op == "put" || op == "add" ||
         op == "replace" || op == "cas" || op == "append" || op == "prepend" || op == "incr" ||
         op == "decr")
@@ -88,7 +90,7 @@ bool parse_op(std::string_view text, std::string_view name, std::size_t line) {
     }
     throw TraceError(
         fmt::format("{}:{}: unknown operation '{}' (expected a SCSI read/write opcode in hex "
-                    "such as 28 or 2a, r/w, or a key-value get/set)",
+                    "such as 28 or 2a, r/w, 0/1 (read/write), or a key-value get/set)",
                     name, line, text));
 }
 
@@ -229,7 +231,10 @@ CsvColumns parse_csv_columns(std::string_view spec) {
             c.op = index;
         else if (key == "size" || key == "obj_size")
             c.size = index;
-        else if (key == "lbn")
+        else if (key == "sectors") {
+            c.size = index;
+            c.size_in_sectors = true;
+        } else if (key == "lbn")
             c.lbn = index;
         else if (key == "offset")
             c.offset = index;
@@ -237,8 +242,8 @@ CsvColumns parse_csv_columns(std::string_view spec) {
             c.object = index;
         else
             throw std::invalid_argument(fmt::format(
-                "--csv-columns: unknown column name '{}' (expected op, size, lbn, offset, obj_id "
-                "or header)",
+                "--csv-columns: unknown column name '{}' (expected op, size, sectors, lbn, offset, "
+                "obj_id or header)",
                 key));
     }
     if (!block_trace(c) && !object_trace(c))
@@ -304,9 +309,12 @@ Trace parse_csv_trace(std::string_view text, std::string_view name,
         Request r;
         if (columns->op >= 0) r.write = parse_op(field(columns->op), name, line_no);
         std::uint64_t size = 1; // an object trace without sizes counts objects
-        if (columns->size >= 0 && (!parse_number(field(columns->size), size) || size > 0xffffffffu))
-            throw TraceError(fmt::format("{}:{}: size '{}' is not a byte count below 4 GiB", name,
-                                         line_no, field(columns->size)));
+        if (columns->size >= 0 && (!parse_number(field(columns->size), size) ||
+                                   size > (columns->size_in_sectors ? 0x7fffffu : 0xffffffffu)))
+            throw TraceError(fmt::format("{}:{}: size '{}' is not a {} count below 4 GiB", name,
+                                         line_no, field(columns->size),
+                                         columns->size_in_sectors ? "sector" : "byte"));
+        if (columns->size_in_sectors) size *= 512;
         if (trace.kind == TraceKind::blocks && columns->lbn >= 0) {
             std::uint64_t lbn = 0;
             if (!parse_number(field(columns->lbn), lbn) || lbn > (~0ull >> 9))

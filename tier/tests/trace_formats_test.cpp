@@ -280,10 +280,45 @@ TEST(TraceFormats, ObjectTracesWithoutSizesCountObjects) {
               "csv|oracleGeneral|txt");
 }
 
+// Two more published block-trace shapes through named columns: Alibaba's (device, R/W, byte
+// offset, byte length, time) and Tencent CBS's (time, sector offset, size in sectors, ioType 0 for
+// a read and 1 for a write, volume).
+TEST(TraceFormats, AlibabaAndTencentBlockTracesThroughNamedColumns) {
+    const Trace alibaba = parse_csv_trace("0,R,126703644672,4096,1577808000000047\n"
+                                          "0,W,126703648768,8192,1577808000000090\n",
+                                          "ali.csv", parse_csv_columns("op=2,offset=3,size=4"));
+    ASSERT_EQ(alibaba.requests.size(), 2u);
+    EXPECT_EQ(alibaba.requests[0].id, 126703644672u);
+    EXPECT_FALSE(alibaba.requests[0].write);
+    EXPECT_TRUE(alibaba.requests[1].write);
+    EXPECT_EQ(alibaba.requests[1].size, 8192u);
+    const Trace tencent = parse_csv_trace("1538323200,42637312,8,1,1283\n"
+                                          "1538323200,42637320,16,0,1283\n",
+                                          "cbs.csv", parse_csv_columns("lbn=2,sectors=3,op=4"));
+    ASSERT_EQ(tencent.requests.size(), 2u);
+    EXPECT_EQ(tencent.requests[0].id, 42637312ull * 512);
+    EXPECT_EQ(tencent.requests[0].size, 4096u) << "8 sectors";
+    EXPECT_TRUE(tencent.requests[0].write);
+    EXPECT_EQ(tencent.requests[1].size, 8192u);
+    EXPECT_FALSE(tencent.requests[1].write);
+    EXPECT_EQ(error_of([] {
+                  parse_csv_trace("1,42637312,8,2,1\n", "cbs.csv",
+                                  parse_csv_columns("lbn=2,sectors=3,op=4"));
+              }),
+              "cbs.csv:1: unknown operation '2' (expected a SCSI read/write opcode in hex such as "
+              "28 or 2a, r/w, 0/1 (read/write), or a key-value get/set)");
+    EXPECT_EQ(error_of([] {
+                  parse_csv_trace("1,42637312,8388608,0,1\n", "cbs.csv",
+                                  parse_csv_columns("lbn=2,sectors=3,op=4"));
+              }),
+              "cbs.csv:1: size '8388608' is not a sector count below 4 GiB");
+}
+
 TEST(TraceFormats, BadColumnSpecsAreNamed) {
-    EXPECT_EQ(error_of([] { parse_csv_columns("op=4,offst=5,size=6"); }),
-              "--csv-columns: unknown column name 'offst' (expected op, size, lbn, offset, obj_id "
-              "or header)");
+    EXPECT_EQ(
+        error_of([] { parse_csv_columns("op=4,offst=5,size=6"); }),
+        "--csv-columns: unknown column name 'offst' (expected op, size, sectors, lbn, offset, "
+        "obj_id or header)");
     EXPECT_EQ(error_of([] { parse_csv_columns("op=0,offset=5,size=6"); }),
               "--csv-columns: 'op=0' is not NAME=COLUMN with a column number from 1");
     EXPECT_EQ(error_of([] { parse_csv_columns("op=4,size=6"); }),

@@ -69,7 +69,7 @@ TEST(TraceReader, CsvErrorsNameFileAndLine) {
     EXPECT_EQ(
         error_of([] { parse_csv_trace("version,time,op,size,lbn\n1,0,zz,512,7\n", "bad.csv"); }),
         "bad.csv:2: unknown operation 'zz' (expected a SCSI read/write opcode in hex such as 28 or "
-        "2a, r/w, or a key-value get/set)");
+        "2a, r/w, 0/1 (read/write), or a key-value get/set)");
     EXPECT_EQ(
         error_of([] { parse_csv_trace("version,time,op,size,lbn\n\n1,0,28,-5,7\n", "bad.csv"); }),
         "bad.csv:3: size '-5' is not a byte count below 4 GiB");

@@ -85,11 +85,13 @@ TraceFormat guess_trace_format(const std::filesystem::path& file);
 // trace obj_id and optionally size; op is optional (all reads without it).
 struct CsvColumns {
     int op = -1, size = -1, lbn = -1, offset = -1, object = -1;
-    bool header = false; // given columns: the first line is a header, skipped
+    bool header = false;          // given columns: the first line is a header, skipped
+    bool size_in_sectors = false; // the size column counts 512-byte sectors (`sectors=N`)
 };
 
 // "op=4,offset=5,size=6[,header]": column numbers from 1, names op, size, lbn, offset, obj_id (or
-// key), as libCacheSim's csv reader takes them. Throws std::invalid_argument naming the bad item.
+// key), as libCacheSim's csv reader takes them, and sectors (a size in 512-byte sectors, as in the
+// Tencent CBS and FIU traces). Throws std::invalid_argument naming the bad item.
 CsvColumns parse_csv_columns(std::string_view spec);
 
 // `columns`: for csv, the layout to use instead of the header line.
