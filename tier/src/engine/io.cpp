@@ -133,8 +133,11 @@ int File::fdatasync() {
     if (faults_) {
         if (const int e = faults_->before_sync(role_); e < 0) return e;
     }
-    if (::fdatasync(buffered_fd_) != 0) return -errno;
-    if (direct_ && ::fdatasync(fd_) != 0) return -errno;
+    // One call for both descriptors: they share the inode, so fdatasync on either writes back the
+    // page cache of the buffered tails and flushes the device's cache. Two calls cost a second
+    // flush IO every sync (the lab's throttled hdd counted 1,244 write IOs where the engine made
+    // 786 writes and 228 syncs).
+    if (::fdatasync(fd_) != 0) return -errno;
     if (faults_) faults_->after_sync(path_, buffered_fd_);
     return 0;
 }
