@@ -3,6 +3,7 @@
 // and md/dm members -> complex devices), tmpfs -> RAM (volatile), network file systems -> global.
 #pragma once
 
+#include "cgroup_throttle.hpp"
 #include "iosig/node.hpp"
 #include "mountinfo.hpp"
 #include "sysfs.hpp"
@@ -13,6 +14,13 @@
 #include <vector>
 
 namespace iosig::calibrate {
+
+// A blk-throttle limit of this process's cgroups on a device (device_throttle).
+struct DeviceThrottle {
+    double slice = 0;   // s, the kernel's slice for the limited queue; 0: no limit
+    std::string limit;  // the limit's line and file: "7:0 200 (/sys/fs/cgroup/blkio/x/blkio...)"
+    std::string reason; // why this slice: "the kernel's slice for a rotational queue (loop0)"
+};
 
 // One device as it will appear under `devices:` in the node YAML.
 struct DeviceModel {
@@ -35,6 +43,7 @@ struct DeviceModel {
     unsigned logical_block_size = 0;
     unsigned physical_block_size = 0;
     std::string note;
+    DeviceThrottle throttle; // set for the devices of calibrated mounts (device_throttle)
 };
 
 struct MountTarget {
@@ -69,6 +78,8 @@ struct DiscoveryOptions {
     std::vector<std::string> exclude; // --exclude: drop these paths and everything under them
     std::string sysfs_root = "/sys";
     std::string mountinfo_path = "/proc/self/mountinfo";
+    std::string proc_root = "/proc";  // self/cgroup, sys/kernel/osrelease (cgroup_throttle.hpp)
+    std::string cgroup_fs_root = "/"; // where the cgroup mount points of mountinfo are looked up
 };
 
 // Builds DeviceModels for the file systems of mount entries, recursively through what they stand
@@ -97,6 +108,14 @@ private:
 };
 
 Discovery discover(const DiscoveryOptions& options);
+
+// Whether a blk-throttle limit of this process's cgroups applies to the IO of `device` (a name in
+// `devices`), and the slice the kernel grants it in. A limit is keyed by the MAJ:MIN of the device
+// IO is submitted to: the device itself, its disk when it is a partition (a loop device is its own
+// disk), and, for md/dm and multi-device btrfs, the devices beneath, which see the IO again.
+DeviceThrottle device_throttle(const Sysfs& sysfs, const CgroupThrottle& cgroups,
+                               const std::map<std::string, DeviceModel>& devices,
+                               const std::string& device);
 
 bool is_pseudo_fs(std::string_view fs_type);
 bool is_network_fs(std::string_view fs_type);

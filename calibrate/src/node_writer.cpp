@@ -287,6 +287,12 @@ NodeDocument build_node_document(const Calibration& cal) {
                                       "rate (1: shared, 2: separate limits)",
                                       u));
             }
+            // The rates above are then the limit's, granted a slice at a time: the tier's queueing
+            // model needs the slice (docs/calibrate.md, "Throttled devices").
+            if (d.throttle.slice > 0)
+                b.set(perf, pp, "throttle_slice", fmt::format("{:g}ms", d.throttle.slice * 1000),
+                      detected,
+                      "blk-throttle limit in this process's cgroup; " + d.throttle.reason);
             dev["performance"] = perf;
         }
 
@@ -299,6 +305,7 @@ NodeDocument build_node_document(const Calibration& cal) {
         if (d.logical_block_size) calib["logical_block_size"] = d.logical_block_size;
         if (d.physical_block_size) calib["physical_block_size"] = d.physical_block_size;
         if (!d.note.empty()) calib["note"] = d.note;
+        if (d.throttle.slice > 0) calib["throttle"] = d.throttle.limit;
         dev["calibration"] = calib;
         devices[name] = dev;
     }

@@ -316,6 +316,11 @@ Calibration run_calibration(const RunOptions& options, Progress& progress) {
     c.discovery = discover(options.discovery);
     for (const SkippedMount& s : c.discovery.skipped)
         progress.note(fmt::format("skipping {} ({}): {}", s.path, s.fs_type, s.reason));
+    for (const auto& [name, device] : c.discovery.devices)
+        if (device.throttle.slice > 0)
+            progress.note(fmt::format("{}: blk-throttle limit {}; slice {}: {}", name,
+                                      device.throttle.limit, human_duration(device.throttle.slice),
+                                      device.throttle.reason));
 
     std::vector<const MountTarget*> groups;
     for (const MountTarget& t : c.discovery.mounts) {

@@ -88,6 +88,10 @@ nlohmann::json summarize(const Calibration& c, const std::string& yaml,
                          {"profile", d.profile},
                          {"numa_node", d.numa_node},
                          {"note", d.note}};
+        if (d.throttle.slice > 0)
+            devices[name]["throttle"] = {{"slice_s", d.throttle.slice},
+                                         {"limit", d.throttle.limit},
+                                         {"reason", d.throttle.reason}};
     }
     out["devices"] = devices;
     json mounts = json::array();

@@ -113,6 +113,7 @@ std::optional<BlockDevice> Sysfs::from_directory(const fs::path& dir) const {
         d.kind = BlockKind::other;
     }
     d.rotational = read_number<int>(disk / "queue" / "rotational").value_or(0) != 0;
+    d.throttle_sample_time_ms = read_number<unsigned>(disk / "queue" / "throttle_sample_time");
     d.logical_block_size =
         read_number<unsigned>(disk / "queue" / "logical_block_size").value_or(512);
     d.physical_block_size = read_number<unsigned>(disk / "queue" / "physical_block_size")

@@ -22,6 +22,9 @@ struct BlockDevice {
     std::vector<std::string> slaves; // md/dm: member devices (kernel names)
     std::string md_level;            // md: "raid1", "raid5", ...
     bool rotational = false;
+    // queue/throttle_sample_time: blk-throttle's slice in ms, shown only by kernels before 6.10
+    // built with CONFIG_BLK_DEV_THROTTLING_LOW (cgroup_throttle.hpp).
+    std::optional<unsigned> throttle_sample_time_ms;
     unsigned logical_block_size = 512;
     unsigned physical_block_size = 512;
     std::uint64_t capacity = 0; // bytes

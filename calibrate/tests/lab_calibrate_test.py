@@ -7,7 +7,9 @@
   fit        Eq. 3 fitted to each mount's chunk sweep: median relative error <= 15 %
   truth      the throttled hdd is 20 MiB/s and 200 IOPS: measured within 10 % / 15 %; its throttle
              limits reads and writes separately: both at once get >= 1.5x one direction's rate,
-             and the YAML says independent_read_write: !measured true
+             and the YAML says independent_read_write: !measured true; the lab's cgroup limit is
+             detected on the hdd's device alone (throttle_slice: !detected, 100 ms on a rotational
+             loop device)
   explain    choices on the calibrated node: ramdisk for a small temp random stream, raid1 for
              MTTDL beyond one disk, never the hdd for small random persistent writes
   plots      one Eq. 3 PNG and one latency PNG per measured file system
@@ -212,7 +214,28 @@ def case_truth():
         yaml_text = f.read()
     check("independent_read_write: !measured true" in yaml_text,
           "the calibrated YAML records the hdd's separate read and write limits (independent_read_write: !measured true)")
+    check_throttle(load("lab-calibrated.json"), yaml_text)
     finish()
+
+
+def check_throttle(summary, yaml_text):
+    """The lab's blkio cgroup limits the hdd's loop device and nothing else: calibrate, run inside
+    it, detects the limit on that device alone, with the kernel's slice for its queue."""
+    device = by_path(summary)[mnt("hdd")]["device"]
+    throttled = {name: d["throttle"]["slice_s"] for name, d in summary["devices"].items() if "throttle" in d}
+    check(list(throttled) == [device], f"only the hdd's device {device} has a blk-throttle limit (got {throttled})")
+    slice_s = throttled.get(device, 0)
+    try:
+        with open(f"/sys/block/{device}/queue/rotational") as f:
+            rotational = f.read().strip() == "1"
+    except OSError:
+        rotational = None
+    if rotational:
+        check(slice_s == 0.1, f"{device} is rotational: the kernel's 100 ms slice (got {slice_s * 1000:g} ms)")
+    else:  # 20 ms or 100 ms, by kernel release (docs/calibrate.md, "Throttled devices")
+        check(slice_s in (0.02, 0.1), f"{device}: a slice of 20 or 100 ms (got {slice_s * 1000:g} ms)")
+    check(f"throttle_slice: !detected {slice_s * 1000:g}ms" in yaml_text,
+          f"the calibrated YAML records the hdd's slice (throttle_slice: !detected {slice_s * 1000:g}ms)")
 
 
 def explain(sig):

@@ -207,6 +207,35 @@ TEST(NodeWriter, DetectedChunkSizesStayLoadable) {
     EXPECT_EQ(r.node->provenance.at("mounts[/mnt/raid1].block_size"), Provenance::derived);
 }
 
+// A device limited by a blk-throttle limit in this process's cgroup gets the kernel's slice in its
+// performance map, tagged !detected; the others get no throttle_slice key at all.
+TEST(NodeWriter, AThrottledDeviceGetsItsSliceTaggedDetected) {
+    const std::string plain = emit_yaml(build_node_document(sample_calibration()));
+    EXPECT_EQ(plain.find("throttle_slice"), std::string::npos) << plain;
+
+    Calibration c = sample_calibration();
+    c.discovery.devices.at("vda").throttle = {
+        0.1, "254:0 200 (/sys/fs/cgroup/blkio/lab/blkio.throttle.read_iops_device)",
+        "the kernel's slice for a rotational queue (vda)"};
+    c.discovery.devices.at("btrfs-0e0730ef").throttle = {0.02, "7:1 500 (io.max)",
+                                                         "a non-rotational queue (loop1)"};
+    const std::string yaml = emit_yaml(build_node_document(c));
+    EXPECT_NE(yaml.find("throttle_slice: !detected 100ms  # blk-throttle limit in this process's "
+                        "cgroup; the kernel's slice for a rotational queue (vda)"),
+              std::string::npos)
+        << yaml;
+    EXPECT_NE(yaml.find("throttle_slice: !detected 20ms"), std::string::npos) << yaml;
+    const NodeLoadResult r = load_node_text(yaml, "calibrated.yaml");
+    for (const auto& d : r.diagnostics)
+        ADD_FAILURE() << d.format() << "\n" << yaml;
+    ASSERT_TRUE(r.ok());
+    EXPECT_DOUBLE_EQ(r.node->find_device("vda")->performance.throttle_slice, 0.1);
+    EXPECT_EQ(r.node->provenance.at("devices.vda.performance.throttle_slice"),
+              Provenance::detected);
+    EXPECT_DOUBLE_EQ(r.node->find_device("btrfs-0e0730ef")->performance.throttle_slice, 0.02);
+    EXPECT_DOUBLE_EQ(r.node->find_device("ram-dev-shm")->performance.throttle_slice, 0);
+}
+
 class Overrides : public ::testing::Test {
 protected:
     void TearDown() override { fs::remove(file_); }

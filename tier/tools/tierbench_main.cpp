@@ -349,6 +349,7 @@ int main(int argc, char** argv) {
                                         {"fill_reads", run.stats.fill_reads},
                                         {"writeback_writes", run.stats.writeback_writes},
                                         {"writebacks", run.stats.writebacks},
+                                        {"prefetches_issued", run.stats.prefetches_issued},
                                         {"prefetch_hits", run.stats.prefetch_hits},
                                         {"home_syncs", run.stats.home_syncs},
                                         {"writer_wait_seconds", run.stats.writer_wait_seconds},

@@ -57,8 +57,9 @@ struct Performance {
     bool independent_read_write = false;
     // s: the rates above are a Linux blk-throttle limit (cgroup v1 blkio.throttle.*, v2 io.max)
     // that grants its budget a time slice of this length at a time: a slice's worth of IOs goes
-    // through at once, the next waits for the next slice (100 ms on rotational devices, 20 ms on
-    // others). 0: the rates hold IO by IO.
+    // through at once, the next waits for the next slice (100 ms; 20 ms for non-rotational queues
+    // on Linux 6.10 up to 6.19; iosig-calibrate detects it, docs/calibrate.md). 0: the rates hold
+    // IO by IO.
     double throttle_slice = 0;
 
     friend bool operator==(const Performance&, const Performance&) = default;
