@@ -73,9 +73,15 @@ private:
         unsigned confirmations = 0;
         std::uint64_t used = 0;
     };
+    // Keeps the window of `depth` lines ahead of the stream, refilled in halves: nothing while
+    // more than half of it is still ahead, then the rest at once. Batches of adjacent lines let
+    // the owner fetch them in one home IO (the engine's prefetch runs); refilling a line per
+    // reference made every prefetch its own IO.
     void issue(Stream& s, std::vector<Key>& candidates) {
-        const std::int64_t limit = s.last + s.stride * static_cast<std::int64_t>(config_.depth);
+        const auto depth = static_cast<std::int64_t>(config_.depth);
+        const std::int64_t limit = s.last + s.stride * depth;
         const bool frontier_ahead = s.stride > 0 ? s.frontier > s.last : s.frontier < s.last;
+        if (frontier_ahead && (s.frontier - s.last) / s.stride > depth / 2) return;
         std::int64_t next = (frontier_ahead ? s.frontier : s.last) + s.stride;
         for (; s.stride > 0 ? next <= limit : next >= limit; next += s.stride) {
             if (next < 0) break;

@@ -222,9 +222,23 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                 }
                 prefetcher->on_miss_stream(ref.key, candidates);
             }
-            for (const Key k : candidates)
-                if (!cache.contains(k) && !pbuf.contains(k) && pbuf.add(k, ref.size, i))
-                    ++result.prefetches_issued;
+            std::optional<Key> prefetch_last; // the last line of the current prefetch run
+            std::uint64_t prefetch_run = 0;
+            for (const Key k : candidates) {
+                if (cache.contains(k) || pbuf.contains(k) || !pbuf.add(k, ref.size, i)) {
+                    prefetch_last.reset(); // a line not fetched ends the run
+                    continue;
+                }
+                ++result.prefetches_issued;
+                if (mode == SimMode::block && prefetch_last && k == *prefetch_last + 1 &&
+                    prefetch_run < run_lines) {
+                    ++prefetch_run;
+                } else {
+                    ++result.prefetch_reads;
+                    prefetch_run = 1;
+                }
+                prefetch_last = k;
+            }
             result.prefetches_wasted += pbuf.expire(i, lifetime);
         }
         result.prefetches_wasted += pbuf.live();

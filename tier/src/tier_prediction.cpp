@@ -10,7 +10,8 @@ namespace iosig::tier {
 TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                                  const TierRates& rates, WritebackModelConfig writeback,
                                  const std::vector<std::uint32_t>* request_fills,
-                                 const std::vector<std::uint32_t>* request_fill_reads) {
+                                 const std::vector<std::uint32_t>* request_fill_reads,
+                                 std::uint64_t prefetch_reads) {
     if (trace.kind != TraceKind::blocks)
         throw std::invalid_argument("the tier's time needs a block trace");
     if (writeback.line_size == 0) throw std::invalid_argument("line size must be > 0");
@@ -49,10 +50,11 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
             clock += tier1 + fetch;
         }
     }
-    if (request_fill_reads)
+    if (request_fill_reads) {
+        const std::uint64_t prefetched = tier2_reads - std::min(tier2_reads, demand_lines);
         load.fetch_seconds =
-            demand_fetch + static_cast<double>(tier2_reads - std::min(tier2_reads, demand_lines)) /
-                               rates.tier2_read;
+            demand_fetch + fetch_seconds(rates, prefetched, prefetch_reads, writeback.line_size);
+    }
     TierPrediction p;
     p.queueing = completion_time({load}, rates);
     p.foreground_seconds = request_fills ? clock : p.queueing.seconds;

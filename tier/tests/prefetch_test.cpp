@@ -47,6 +47,40 @@ TEST(Prefetch, StreamIdentifierFollowsDescendingAndInterleavedStreams) {
     EXPECT_EQ(out.front(), 7006u) << "the second of two interleaved streams keeps its own stride";
 }
 
+// The stream keeps `depth` (8) lines ahead, refilled in halves: at confirmation the whole window,
+// then nothing while more than half of it is ahead, then the next half at once. A batch of
+// adjacent lines is one home read for the simulator (and the engine's prefetch worker).
+TEST(Prefetch, TheStreamWindowIsRefilledInHalvesAndABatchIsOneRead) {
+    auto prefetcher = make_prefetcher("stream");
+    std::vector<Key> out;
+    const auto proposed = [&](Key k) {
+        out.clear();
+        prefetcher->on_miss_stream(k, out);
+        return out;
+    };
+    proposed(0);
+    proposed(1);
+    EXPECT_EQ(proposed(2), (std::vector<Key>{3, 4, 5, 6, 7, 8, 9, 10})) << "confirmed: the window";
+    EXPECT_TRUE(proposed(3).empty());
+    EXPECT_TRUE(proposed(4).empty());
+    EXPECT_TRUE(proposed(5).empty());
+    EXPECT_EQ(proposed(6), (std::vector<Key>{11, 12, 13, 14})) << "half the window used";
+    EXPECT_TRUE(proposed(7).empty());
+
+    const Trace scan = generate(Strided{20000, 1, 1, 20000}, 1);
+    const SimResult batched = run(scan, "stream");
+    EXPECT_GT(batched.prefetch_hits * 10, batched.references * 9) << "the scan is still served";
+    EXPECT_LT(batched.prefetch_reads * 3, batched.prefetches_issued) << "4 lines a read or more";
+    SimConfig one_by_one;
+    one_by_one.policy = "lru";
+    one_by_one.cache_size = 16 << 20;
+    one_by_one.prefetch = "stream";
+    one_by_one.io_run_bytes = 0; // one read per line
+    const SimResult single = simulate(scan, one_by_one);
+    EXPECT_EQ(single.prefetches_issued, batched.prefetches_issued);
+    EXPECT_EQ(single.prefetch_reads, single.prefetches_issued);
+}
+
 TEST(Prefetch, MarkovPredictorCutsMissesOnMarkovTraffic) {
     const Trace trace = generate(MarkovChain{}, 1);
     const SimResult plain = run(trace, ""), markov = run(trace, "markov");

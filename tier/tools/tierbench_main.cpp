@@ -124,7 +124,8 @@ std::optional<nlohmann::json> model_json(const bench::Workload& workload, const 
         {"fills", fills},
         {"fill_reads", std::accumulate(predicted.request_fill_reads.begin(),
                                        predicted.request_fill_reads.end(), std::uint64_t{0})},
-        {"prefetches", predicted.prefetches_issued}};
+        {"prefetches", predicted.prefetches_issued},
+        {"prefetch_reads", predicted.prefetch_reads}};
     if (node_file.empty()) return model;
     const auto loaded = iosig::load_node_files({node_file});
     if (!loaded.ok()) {
@@ -144,9 +145,9 @@ std::optional<nlohmann::json> model_json(const bench::Workload& workload, const 
     writeback.writeback_delay = config.writeback_delay;
     writeback.queue_depth = config.queue_depth;
     writeback.io_run_bytes = config.io_run_bytes;
-    const TierPrediction p =
-        predict_tier_time(trace, fills + predicted.prefetches_issued, rates, writeback,
-                          &predicted.request_fills, &predicted.request_fill_reads);
+    const TierPrediction p = predict_tier_time(
+        trace, fills + predicted.prefetches_issued, rates, writeback, &predicted.request_fills,
+        &predicted.request_fill_reads, predicted.prefetch_reads);
     const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
     const iosig::Device* slow_device = loaded.node->find_device(slow->device);
     // Each request in whole 4 KiB blocks, as run_direct issues it, one after another, from an idle
@@ -350,6 +351,7 @@ int main(int argc, char** argv) {
                                         {"writeback_writes", run.stats.writeback_writes},
                                         {"writebacks", run.stats.writebacks},
                                         {"prefetches_issued", run.stats.prefetches_issued},
+                                        {"prefetch_reads", run.stats.prefetch_reads},
                                         {"prefetch_hits", run.stats.prefetch_hits},
                                         {"home_syncs", run.stats.home_syncs},
                                         {"writer_wait_seconds", run.stats.writer_wait_seconds},

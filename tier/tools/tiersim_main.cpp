@@ -85,6 +85,7 @@ nlohmann::json to_json(const SimResult& r) {
     if (!r.prefetch.empty()) {
         j["prefetch"] = {{"kind", r.prefetch},
                          {"issued", r.prefetches_issued},
+                         {"reads", r.prefetch_reads},
                          {"hits", r.prefetch_hits},
                          {"wasted", r.prefetches_wasted},
                          {"accuracy", r.prefetch_accuracy()}};

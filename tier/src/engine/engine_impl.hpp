@@ -145,9 +145,12 @@ private:
     // --- engine_prefetch.cpp
     void request_prefetch(Handle& handle, HomeFile& file, std::uint64_t line);
     bool take_prefetched(Key key, char* destination, std::uint32_t file);
+    static constexpr ssize_t not_queued = -1000000;
+    ssize_t read_queued_batch(HomeFile& file, std::uint64_t line, char* destination);
     void invalidate_prefetched(Key key);
     void drop_prefetched(std::uint32_t file);
     void prefetch_loop();
+    bool worth_prefetching(const HomeFile& file, std::uint64_t line, std::uint64_t pending);
 
     static Key key_of(std::uint32_t file, std::uint64_t line) {
         return (Key(file) << line_bits) | line;
@@ -209,12 +212,25 @@ private:
     std::unique_ptr<StagingPool> prefetch_pool_;
     std::mutex prefetch_mutex_;
     std::condition_variable prefetch_wake_;
-    std::deque<std::pair<std::uint32_t, std::uint64_t>> prefetch_queue_;
+    // A proposed line; the adjacent lines of one proposal (`batch`) are read in one home IO.
+    struct PrefetchRequest {
+        std::uint32_t file = 0;
+        std::uint64_t line = 0;
+        std::uint64_t batch = 0;
+    };
+    std::deque<PrefetchRequest> prefetch_queue_;
+    std::uint64_t prefetch_batches_ = 0;
     std::unordered_map<Key, Prefetched> prefetched_;
     std::size_t prefetch_in_flight_ = 0;
-    // The line the worker is reading now, and a signal when it is done: a demand miss on that line
-    // waits for the read instead of reading the line a second time.
-    std::optional<Key> prefetch_reading_;
+    // The lines the worker is reading now (keys first .. first + count - 1), and a signal when it
+    // is done: a demand miss on one of them waits for the read instead of reading the line again.
+    struct ReadingRun {
+        Key first = 0;
+        std::uint64_t count = 0;
+        bool covers(Key key) const { return key >= first && key - first < count; }
+    };
+    std::optional<ReadingRun> prefetch_reading_;
+    RunBuffer prefetch_run_buffer_; // the worker's: a run's lines in one read
     std::condition_variable prefetch_done_;
     std::uint64_t demand_misses_ = 0;
     std::atomic<int> demand_in_flight_{0};
@@ -224,7 +240,8 @@ private:
     // Statistics.
     std::atomic<std::uint64_t> read_hits_{0}, read_misses_{0}, write_hits_{0}, write_misses_{0},
         fills_{0}, fill_reads_{0}, writebacks_{0}, writeback_writes_{0}, evictions_{0},
-        bypassed_{0}, prefetches_{0}, prefetch_hits_{0}, journal_syncs_{0}, home_syncs_{0};
+        bypassed_{0}, prefetches_{0}, prefetch_reads_{0}, prefetch_hits_{0}, journal_syncs_{0},
+        home_syncs_{0};
     std::atomic<std::uint64_t> writer_wait_ns_{0};
 };
 

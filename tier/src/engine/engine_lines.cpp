@@ -103,9 +103,16 @@ int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run) {
     }
     const char* source = buffer.data();
     std::size_t got = 0;
+    ssize_t batch = not_queued;
     if (take_prefetched(key_of(file.id, line), buffer.data(), file.id)) {
         got = line_size_;
         ++prefetch_hits_;
+    } else if (start < home_size &&
+               (batch = read_queued_batch(file, line, buffer.data())) != not_queued) {
+        if (batch < 0) return static_cast<int>(batch);
+        got = static_cast<std::size_t>(batch);
+        ++fills_;
+        ++fill_reads_;
     } else if (run != nullptr && run->holds(line) &&
                file.write_generation.load() == run->generation) {
         source = run->buffer.data() + (line - run->first) * line_size_;

@@ -320,6 +320,7 @@ TierStats Engine::stats() const {
     s.evictions = evictions_;
     s.bypassed_bytes = bypassed_;
     s.prefetches_issued = prefetches_;
+    s.prefetch_reads = prefetch_reads_;
     s.prefetch_hits = prefetch_hits_;
     s.journal_syncs = journal_syncs_;
     s.home_syncs = home_syncs_;

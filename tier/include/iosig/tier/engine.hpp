@@ -68,7 +68,8 @@ struct TierStats {
     std::uint64_t evictions = 0;
     std::uint64_t bypassed_bytes = 0; // sequential-stream bytes that skipped the cache
     std::uint64_t prefetches_issued = 0, prefetch_hits = 0;
-    std::uint64_t dirty_lines = 0; // now
+    std::uint64_t prefetch_reads = 0; // home reads for the prefetches (adjacent lines share one)
+    std::uint64_t dirty_lines = 0;    // now
     std::uint64_t journal_syncs = 0;
     std::uint64_t home_syncs = 0;   // fdatasync of a home file after a batch of write-backs
     double writer_wait_seconds = 0; // writers' time waiting for room under max_dirty_lines

@@ -62,6 +62,9 @@ struct SimResult {
     std::uint64_t bytes_requested = 0;
     std::uint64_t bytes_missed = 0; // requested bytes that lay in missed objects/lines
     std::uint64_t prefetches_issued = 0;
+    // Home reads for them: in block mode, the adjacent lines one reference's prefetcher proposes
+    // share a read up to SimConfig::io_run_bytes, as the engine's prefetch worker reads them.
+    std::uint64_t prefetch_reads = 0;
     std::uint64_t prefetch_hits = 0;     // references served by the prefetch buffer
     std::uint64_t prefetches_wasted = 0; // left the buffer unused
     double seconds = 0;                  // simulation loop only

@@ -42,10 +42,13 @@ struct TierPrediction {
 // block trace, a line size of 0, or request_fills of another length than the trace.
 // `request_fill_reads`, when given with request_fills, holds the home reads each request's fills
 // take (SimResult::request_fill_reads: adjacent lines share one): its fills then cost
-// fetch_seconds (queueing.hpp) on the foreground's clock and in Eq. 2, instead of one read each.
+// fetch_seconds (queueing.hpp) on the foreground's clock and in Eq. 2, instead of one read each;
+// the rest of tier2_reads (prefetched lines) then take `prefetch_reads` home reads
+// (SimResult::prefetch_reads; 0: one each).
 TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                                  const TierRates& rates, WritebackModelConfig writeback,
                                  const std::vector<std::uint32_t>* request_fills = nullptr,
-                                 const std::vector<std::uint32_t>* request_fill_reads = nullptr);
+                                 const std::vector<std::uint32_t>* request_fill_reads = nullptr,
+                                 std::uint64_t prefetch_reads = 0);
 
 } // namespace iosig::tier
