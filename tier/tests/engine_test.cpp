@@ -319,65 +319,62 @@ TEST(Engine, PrefetchedLinesArePromotedOnUse) {
     EXPECT_LT(s.fills, 128u) << "most lines came from the prefetch buffer, not a demand read";
 }
 
-// A demand miss on the line the prefetcher is reading waits for that read: each line of a
-// sequential scan comes from the home file once, read by the program or by the prefetcher.
-TEST(Engine, ADemandMissWaitsForThePrefetchOfItsLine) {
+// A sequential scan of `lines` lines through a tier with the stream prefetcher (a 16-line buffer)
+// in front of a slow home device (2 ms a read), the program thinking `think_us` between lines.
+struct SlowScan {
+    bool data_equal = false;
+    TierStats stats;
+    std::uint64_t home_reads = 0; // counted by the fault injector, not by the engine
+};
+SlowScan scan_with_stream_prefetch(std::size_t lines, useconds_t think_us) {
     ScratchDir dir;
     const auto home = dir / "scan.dat";
-    const auto data = pattern(128 * 4096, 15);
+    const auto data = pattern(lines * 4096, 15);
     write_file(home, data);
-    auto config = small_config(dir, 256);
+    auto config = small_config(dir, 2 * lines);
     config.prefetch = "stream";
     config.prefetch_lines = 16;
     config.faults = std::make_shared<IoFaults>();
-    // A slow home device and a think time shorter than a read: the prefetcher starts reading the
-    // next line while the program thinks, and the program's miss on it arrives before it is done.
     config.faults->slow_down_reads(FileRole::home, std::chrono::milliseconds(2));
     auto tier = TierCache::open(config);
     const int h = tier->open_file(home, O_RDONLY);
     const std::uint64_t reads_before = config.faults->reads(FileRole::home);
-    EXPECT_EQ(scan_lines(*tier, h, 128, 500), data);
-    const TierStats s = tier->stats();
+    SlowScan scan;
+    scan.data_equal = scan_lines(*tier, h, lines, think_us) == data;
+    scan.stats = tier->stats();
+    scan.home_reads = config.faults->reads(FileRole::home) - reads_before;
+    return scan;
+}
+
+// A demand miss on the line the prefetcher is reading waits for that read: each line of a
+// sequential scan comes from the home file once, read by the program or by the prefetcher. A
+// think time shorter than a read: the prefetcher starts reading the next lines while the program
+// thinks, and the program's miss on one arrives before it is done.
+TEST(Engine, ADemandMissWaitsForThePrefetchOfItsLine) {
+    const SlowScan scan = scan_with_stream_prefetch(128, 500);
+    const TierStats& s = scan.stats;
+    EXPECT_TRUE(scan.data_equal);
     EXPECT_GT(s.prefetch_hits, 0u) << "the prefetcher never got ahead of the program";
     EXPECT_EQ(s.fills + s.prefetch_hits, 128u);
     EXPECT_EQ(s.fills + s.prefetches_issued, 128u) << "some line was read from the home file twice";
-    EXPECT_EQ(config.faults->reads(FileRole::home) - reads_before, s.fill_reads + s.prefetch_reads)
-        << "the engine counts every home read";
+    EXPECT_EQ(scan.home_reads, s.fill_reads + s.prefetch_reads) << "the engine counts every read";
     // The stream's window is refilled in halves, adjacent lines in one read.
     EXPECT_LT(2 * s.prefetch_reads, s.prefetches_issued);
-    std::printf("fills %llu in %llu reads, prefetches %llu in %llu reads\n",
-                static_cast<unsigned long long>(s.fills),
-                static_cast<unsigned long long>(s.fill_reads),
-                static_cast<unsigned long long>(s.prefetches_issued),
-                static_cast<unsigned long long>(s.prefetch_reads));
 }
 
-// A program that reads as fast as it can from a slow home device: every line arrives once, by
-// prefetch in batches of adjacent lines (one IO each) or, where the program catches up with the
-// prefetcher, by a demand miss that reads the queued batch of its line in one IO and leaves the
-// rest in the prefetch buffer (reading the line alone and then the rest cost two IOs a batch: on
-// the lab's throttled hdd a prefetched scan took 1.30 s, now 0.61 s; Lab.APrefetchedScan...).
+// A program that reads as fast as it can: every line arrives once, by prefetch in batches of
+// adjacent lines (one IO each) or, where the program catches up with the prefetcher, by a demand
+// miss that reads the queued batch of its line in one IO and leaves the rest in the prefetch buffer
+// (reading the line alone and then the rest cost two IOs a batch: on the lab's throttled hdd a
+// prefetched scan took 1.30 s, now 0.61 s; Lab.APrefetchedScan...).
 TEST(Engine, AFastScanGetsItsLinesInBatchesOfOneIoEach) {
-    ScratchDir dir;
-    const auto home = dir / "scan.dat";
-    const auto data = pattern(256 * 4096, 16);
-    write_file(home, data);
-    auto config = small_config(dir, 512);
-    config.prefetch = "stream";
-    config.prefetch_lines = 16;
-    config.faults = std::make_shared<IoFaults>();
-    config.faults->slow_down_reads(FileRole::home, std::chrono::milliseconds(2));
-    auto tier = TierCache::open(config);
-    const int h = tier->open_file(home, O_RDONLY);
-    const std::uint64_t reads_before = config.faults->reads(FileRole::home);
-    EXPECT_EQ(scan_lines(*tier, h, 256, 0), data);
-    const TierStats s = tier->stats();
-    const std::uint64_t reads = config.faults->reads(FileRole::home) - reads_before;
-    EXPECT_EQ(s.fills + s.prefetch_hits, 256u);
-    EXPECT_EQ(reads, s.fill_reads + s.prefetch_reads) << "the engine counts every home read";
+    const SlowScan scan = scan_with_stream_prefetch(256, 0);
+    EXPECT_TRUE(scan.data_equal);
+    EXPECT_EQ(scan.stats.fills + scan.stats.prefetch_hits, 256u);
+    EXPECT_EQ(scan.home_reads, scan.stats.fill_reads + scan.stats.prefetch_reads);
     // Batches of 4 (the window of 8 refilled in halves) and the first of 8: about 64 reads, where
     // one read per line made 256.
-    EXPECT_LE(reads, 256u / 4 + 2);
+    EXPECT_LE(scan.home_reads, 256u / 4 + 2);
 }
 
 // A line written again while its write-back is in flight starts a new dirty period when the
