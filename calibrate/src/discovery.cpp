@@ -1,5 +1,7 @@
 #include "discovery.hpp"
 
+#include "device_throttle.hpp"
+
 #include <algorithm>
 #include <array>
 #include <filesystem>
@@ -12,8 +14,6 @@
 namespace iosig::calibrate {
 namespace fs = std::filesystem;
 namespace {
-
-constexpr int max_depth = 8; // loop over a file on a loop over a file on ... : stop somewhere
 
 bool starts_with_path(std::string_view path, std::string_view prefix) {
     if (prefix == "/") return true;
@@ -102,7 +102,7 @@ std::string DeviceResolver::add_named(DeviceModel model) {
 
 std::string DeviceResolver::root_of(const std::string& name) const {
     std::string current = name;
-    for (int i = 0; i < max_depth; ++i) {
+    for (int i = 0; i < max_device_depth; ++i) {
         const auto it = devices_.find(current);
         if (it == devices_.end() || it->second.structure != DeviceStructure::partition)
             return current;
@@ -135,7 +135,7 @@ std::string DeviceResolver::add_block(const BlockDevice& d, int depth) {
     m.physical_block_size = d.physical_block_size;
     m.kind = std::string(to_string(d.kind));
     m.media = media_of_disk(d);
-    if (depth >= max_depth) {
+    if (depth >= max_device_depth) {
         m.note = "structure not followed further (nesting too deep)";
         return add_named(std::move(m));
     }
@@ -328,53 +328,7 @@ std::string canonical_or_throw(const std::string& path, const char* what) {
     return p.string();
 }
 
-// The block devices that see a device's IO, nearest first (device_throttle).
-void submitted_to(const Sysfs& sysfs, const std::map<std::string, DeviceModel>& devices,
-                  const std::string& name, int depth, std::vector<BlockDevice>& out) {
-    if (depth > max_depth) return;
-    if (auto d = sysfs.by_name(name)) {
-        out.push_back(*d);
-        if (d->kind == BlockKind::partition)
-            if (auto disk = sysfs.by_name(d->parent)) out.push_back(*disk);
-        for (const std::string& slave : d->slaves) // md/dm resubmit to their members
-            submitted_to(sysfs, devices, slave, depth + 1, out);
-        return;
-    }
-    // Not a block device: a multi-device btrfs submits to its members.
-    if (const auto it = devices.find(name); it != devices.end())
-        for (const std::string& member : it->second.members)
-            submitted_to(sysfs, devices, member, depth + 1, out);
-}
-
 } // namespace
-
-DeviceThrottle device_throttle(const Sysfs& sysfs, const CgroupThrottle& cgroups,
-                               const std::map<std::string, DeviceModel>& devices,
-                               const std::string& device) {
-    std::vector<BlockDevice> candidates;
-    submitted_to(sysfs, devices, device, 0, candidates);
-    for (const BlockDevice& d : candidates) {
-        const auto limit = cgroups.limit_on(d.major, d.minor);
-        if (!limit) continue;
-        DeviceThrottle t;
-        t.slice = kernel_throttle_slice(d.rotational, cgroups.kernel_release(),
-                                        d.throttle_sample_time_ms);
-        t.limit = fmt::format("{} ({})", limit->line, limit->file);
-        const std::string& release = cgroups.kernel_release();
-        if (d.throttle_sample_time_ms)
-            t.reason = fmt::format("queue/throttle_sample_time of {}", d.name);
-        else if (d.rotational)
-            t.reason = fmt::format("the kernel's slice for a rotational queue ({})", d.name);
-        else if (t.slice < 0.1)
-            t.reason = fmt::format("the slice Linux {} gives a non-rotational queue ({})", release,
-                                   d.name);
-        else
-            t.reason = fmt::format("the slice Linux {} gives every queue ({}: non-rotational)",
-                                   release.empty() ? "(release unknown)" : release, d.name);
-        return t;
-    }
-    return {};
-}
 
 Discovery discover(const DiscoveryOptions& options) {
     const std::vector<MountEntry> all = read_mountinfo(options.mountinfo_path);

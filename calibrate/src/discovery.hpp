@@ -3,7 +3,7 @@
 // and md/dm members -> complex devices), tmpfs -> RAM (volatile), network file systems -> global.
 #pragma once
 
-#include "cgroup_throttle.hpp"
+#include "device_throttle.hpp"
 #include "iosig/node.hpp"
 #include "mountinfo.hpp"
 #include "sysfs.hpp"
@@ -15,12 +15,9 @@
 
 namespace iosig::calibrate {
 
-// A blk-throttle limit of this process's cgroups on a device (device_throttle).
-struct DeviceThrottle {
-    double slice = 0;   // s, the kernel's slice for the limited queue; 0: no limit
-    std::string limit;  // the limit's line and file: "7:0 200 (/sys/fs/cgroup/blkio/x/blkio...)"
-    std::string reason; // why this slice: "the kernel's slice for a rotational queue (loop0)"
-};
+// Devices stacked deeper than this (a loop over a file on a loop over a file on ...) are not
+// followed.
+inline constexpr int max_device_depth = 8;
 
 // One device as it will appear under `devices:` in the node YAML.
 struct DeviceModel {
@@ -108,14 +105,6 @@ private:
 };
 
 Discovery discover(const DiscoveryOptions& options);
-
-// Whether a blk-throttle limit of this process's cgroups applies to the IO of `device` (a name in
-// `devices`), and the slice the kernel grants it in. A limit is keyed by the MAJ:MIN of the device
-// IO is submitted to: the device itself, its disk when it is a partition (a loop device is its own
-// disk), and, for md/dm and multi-device btrfs, the devices beneath, which see the IO again.
-DeviceThrottle device_throttle(const Sysfs& sysfs, const CgroupThrottle& cgroups,
-                               const std::map<std::string, DeviceModel>& devices,
-                               const std::string& device);
 
 bool is_pseudo_fs(std::string_view fs_type);
 bool is_network_fs(std::string_view fs_type);

@@ -120,6 +120,18 @@ TEST(TierPrediction, RequestsArePacedByTheirOwnFillsWhenTheCountsAreGiven) {
     EXPECT_THROW(predict_tier_time(t, 100, r, {}, &short_counts), std::invalid_argument);
 }
 
+TEST(TierPrediction, PrefetchedLinesCostTheReadsTheyCameIn) {
+    // 10 reads that each fill a line, and 80 prefetched lines: one read each (80 + 10 reads at
+    // 50/s, 1.8 s), or in 20 reads of 4 lines when the device reads 4 lines as fast as one.
+    Trace t = requests(10, 10, false);
+    const std::vector<std::uint32_t> fills(10, 1), reads(10, 1);
+    TierRates r = rates(true);
+    r.tier1_read = r.tier1_write = 1e9;
+    r.tier2_read_io = [](std::uint64_t) { return 50.0; };
+    EXPECT_NEAR(predict_tier_time(t, 90, r, {}, &fills, &reads).seconds, 1.8, 1e-9);
+    EXPECT_NEAR(predict_tier_time(t, 90, r, {}, &fills, &reads, 20).seconds, 0.6, 1e-9);
+}
+
 TEST(TierPrediction, NeedsABlockTraceAndALineSize) {
     Trace objects = requests(10, 10, false);
     objects.kind = TraceKind::objects;

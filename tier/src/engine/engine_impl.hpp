@@ -219,6 +219,10 @@ private:
         std::uint64_t batch = 0;
     };
     std::deque<PrefetchRequest> prefetch_queue_;
+    // (engine_prefetch.cpp) Takes the lines proposed right after `first` in its batch.
+    std::uint64_t take_adjacent(std::deque<PrefetchRequest>::iterator it,
+                                const PrefetchRequest& first, const HomeFile& file,
+                                std::uint64_t pending);
     std::uint64_t prefetch_batches_ = 0;
     std::unordered_map<Key, Prefetched> prefetched_;
     std::size_t prefetch_in_flight_ = 0;

@@ -57,17 +57,11 @@ ssize_t Engine::read_queued_batch(HomeFile& file, std::uint64_t line, char* dest
         std::find_if(prefetch_queue_.begin(), prefetch_queue_.end(),
                      [&](const PrefetchRequest& r) { return r.file == file.id && r.line == line; });
     if (it == prefetch_queue_.end()) return not_queued;
-    const std::uint64_t batch = it->batch;
+    const PrefetchRequest first = *it;
     it = prefetch_queue_.erase(it);
-    const std::uint64_t most = io_run_lines(config_.io_run_bytes, line_size_);
-    std::uint64_t count = 1;
-    while (count < most && it != prefetch_queue_.end() && it->batch == batch &&
-           it->file == file.id && it->line == line + count &&
-           worth_prefetching(file, it->line, count - 1)) {
-        it = prefetch_queue_.erase(it);
-        ++count;
-    }
-    RunBuffer run;
+    // The demand's own line is not a prefetch: it takes no room in the buffer.
+    const std::uint64_t count = 1 + take_adjacent(it, first, file, 0);
+    RunBuffer run; // without the memory, the line alone (the rest of its batch is dropped)
     if (count == 1 || !run.reserve(*prefetch_pool_, count * line_size_)) return not_queued;
     std::vector<char*> rest(count - 1);
     for (char*& data : rest)
@@ -133,9 +127,26 @@ bool Engine::worth_prefetching(const HomeFile& file, std::uint64_t line, std::ui
     return !index_.contains(key) && static_cast<std::int64_t>(line * line_size_) < file.home_size;
 }
 
+// Takes out of the queue, from `it` on, the lines proposed in `first`'s batch right after it
+// (first.line + 1, + 2, ...) while they are worth reading, up to one home IO's worth of lines with
+// `first`; `pending` lines are already taken for the buffer. Returns how many. Holds
+// prefetch_mutex_.
+std::uint64_t Engine::take_adjacent(std::deque<PrefetchRequest>::iterator it,
+                                    const PrefetchRequest& first, const HomeFile& file,
+                                    std::uint64_t pending) {
+    const std::uint64_t most = io_run_lines(config_.io_run_bytes, line_size_);
+    std::uint64_t taken = 0;
+    while (1 + taken < most && it != prefetch_queue_.end() && it->batch == first.batch &&
+           it->file == first.file && it->line == first.line + 1 + taken &&
+           worth_prefetching(file, it->line, pending + taken)) {
+        it = prefetch_queue_.erase(it);
+        ++taken;
+    }
+    return taken;
+}
+
 void Engine::prefetch_loop() {
     const std::uint64_t lifetime = 8 * prefetch_lines_;
-    const std::uint64_t most = io_run_lines(config_.io_run_bytes, line_size_);
     std::vector<char*> lines;
     std::unique_lock lock(prefetch_mutex_);
     while (!prefetch_stopping_) {
@@ -160,15 +171,7 @@ void Engine::prefetch_loop() {
             }
             if (file == nullptr || !worth_prefetching(*file, first.line, 0)) continue;
             // The adjacent lines proposed with it follow it in the queue: one read for all.
-            std::uint64_t count = 1;
-            while (count < most && !prefetch_queue_.empty()) {
-                const PrefetchRequest& next = prefetch_queue_.front();
-                if (next.batch != first.batch || next.file != first.file ||
-                    next.line != first.line + count || !worth_prefetching(*file, next.line, count))
-                    break;
-                prefetch_queue_.pop_front();
-                ++count;
-            }
+            const std::uint64_t count = 1 + take_adjacent(prefetch_queue_.begin(), first, *file, 1);
             const std::uint64_t generation = file->write_generation.load();
             lines.resize(count);
             for (char*& data : lines)
