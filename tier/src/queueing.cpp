@@ -128,7 +128,18 @@ TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
     rates.tier2_write_io = [slow = slow_device, random](std::uint64_t bytes) {
         return service_rate(slow, bytes, false, random);
     };
-    rates.tier2_throttle_slice = slow_device.performance.throttle_slice;
+    const Performance& slow_performance = slow_device.performance;
+    rates.tier2_throttle_slice = slow_performance.throttle_slice;
+    const double per_io_latency =
+        slow_performance.op_latency +
+        (random && slow_device.rotational ? slow_performance.seek_latency : 0);
+    if (rates.tier2_throttle_slice > 0 && slow_performance.max_iops > 0 && per_io_latency == 0) {
+        rates.tier2_read_iops_budget = slow_performance.max_iops;
+        // service_rate's bandwidth for a read: what an IO too large for the IOPS cap gets.
+        constexpr std::uint64_t large = 1ull << 30;
+        rates.tier2_read_bytes_budget =
+            service_rate(slow_device, large, true, random) * static_cast<double>(large);
+    }
     return rates;
 }
 
@@ -140,6 +151,14 @@ double fetch_seconds(const TierRates& rates, std::uint64_t lines, std::uint64_t 
     const auto bytes = static_cast<std::uint64_t>(
         std::llround(static_cast<double>(lines * line_size) / static_cast<double>(ios)));
     return static_cast<double>(ios) / rates.tier2_read_io(bytes);
+}
+
+std::optional<double> budgeted_fetch_seconds(const TierRates& rates, std::uint64_t ios,
+                                             std::uint64_t bytes) {
+    if (rates.tier2_read_iops_budget <= 0 || rates.tier2_read_bytes_budget <= 0)
+        return std::nullopt;
+    return std::max(static_cast<double>(ios) / rates.tier2_read_iops_budget,
+                    static_cast<double>(bytes) / rates.tier2_read_bytes_budget);
 }
 
 } // namespace iosig::tier

@@ -195,14 +195,21 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                 miss(ref, i);
         }
     } else {
-        const auto prefetcher = make_prefetcher(config.prefetch, config.prefetch_config);
         PrefetchBufferModel pbuf(buffer);
         const std::uint64_t mean_size = std::max<std::uint64_t>(
             1, result.bytes_requested / std::max<std::uint64_t>(1, refs.size()));
         const std::uint64_t buffer_entries =
             std::max<std::uint64_t>(1, mode == SimMode::object ? buffer / mean_size : buffer);
+        // Objects are not read in runs, so their streams' windows do not grow.
+        const auto prefetcher = make_prefetcher(
+            config.prefetch, fit_prefetch_window(config.prefetch_config, buffer_entries,
+                                                 mode == SimMode::block ? run_lines : 1));
         const std::uint64_t lifetime =
             config.prefetch_lifetime ? config.prefetch_lifetime : 8 * buffer_entries;
+        const auto past_limit = [&](Key k) {
+            return mode == SimMode::block && config.prefetch_limit &&
+                   k >= (config.prefetch_limit + config.line_size - 1) / config.line_size;
+        };
         std::vector<Key> candidates;
         for (std::size_t i = 0; i < refs.size(); ++i) {
             const Reference& ref = refs[i];
@@ -225,8 +232,13 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
             std::optional<Key> prefetch_last; // the last line of the current prefetch run
             std::uint64_t prefetch_run = 0;
             for (const Key k : candidates) {
-                if (cache.contains(k) || pbuf.contains(k) || !pbuf.add(k, ref.size, i)) {
+                if (cache.contains(k) || pbuf.contains(k) || past_limit(k)) {
                     prefetch_last.reset(); // a line not fetched ends the run
+                    continue;
+                }
+                if (!pbuf.add(k, ref.size, i)) {
+                    prefetch_last.reset();
+                    prefetcher->on_rejected(k);
                     continue;
                 }
                 ++result.prefetches_issued;

@@ -2,6 +2,7 @@
 #include "engine_fixture.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <gtest/gtest.h>
 
@@ -372,9 +373,12 @@ TEST(Engine, AFastScanGetsItsLinesInBatchesOfOneIoEach) {
     EXPECT_TRUE(scan.data_equal);
     EXPECT_EQ(scan.stats.fills + scan.stats.prefetch_hits, 256u);
     EXPECT_EQ(scan.home_reads, scan.stats.fill_reads + scan.stats.prefetch_reads);
-    // Batches of 4 (the window of 8 refilled in halves) and the first of 8: about 64 reads, where
-    // one read per line made 256.
-    EXPECT_LE(scan.home_reads, 256u / 4 + 2);
+    // The window grows from 8 lines to the 16-line buffer and is refilled in halves: batches of 8
+    // after the first few, about 32 reads, where one read per line made 256 and a window that did
+    // not grow made 64.
+    std::printf("%llu home reads for 256 lines\n",
+                static_cast<unsigned long long>(scan.home_reads));
+    EXPECT_LE(scan.home_reads, 256u / 8 + 8);
 }
 
 // A line written again while its write-back is in flight starts a new dirty period when the

@@ -58,23 +58,30 @@ TEST(QueueingModel, NoEquilibriumWhenTheMissQueueIsOverloaded) {
     EXPECT_FALSE(equilibrium(100, 0.5, 1000, 33, 4).has_value());
 }
 
-TEST(QueueingModel, RatesFromTheNodeModel) {
+// A node with a ramdisk mounted at /fast and `slow` (a rotational device) at /slow.
+Node node_with_slow(const Performance& slow_performance) {
     Node node;
     node.name = "test";
-    Device hdd;
-    hdd.name = "hdd";
-    hdd.rotational = true;
-    hdd.performance = Performance{20 << 20, 20 << 20, 0, 0, 0.001, 0.004, 200};
+    Device slow_device;
+    slow_device.name = "slow";
+    slow_device.rotational = true;
+    slow_device.performance = slow_performance;
     Device ram;
     ram.name = "ram";
     ram.performance = Performance{6e9, 4e9, 0, 0, 2e-6, 0, 0};
-    node.devices = {hdd, ram};
+    node.devices = {slow_device, ram};
     Mount slow, fast;
     slow.path = "/slow";
-    slow.device = "hdd";
+    slow.device = "slow";
     fast.path = "/fast";
     fast.device = "ram";
     node.mounts = {slow, fast};
+    return node;
+}
+
+TEST(QueueingModel, RatesFromTheNodeModel) {
+    Node node = node_with_slow(Performance{20 << 20, 20 << 20, 0, 0, 0.001, 0.004, 200});
+    const Device& hdd = node.devices[0];
     // 4 KiB random read on the disk: 1 ms + 4 ms seek + 4096 / 20 MiB/s = 5.195 ms -> 192.5/s (<
     // 200 IOPS).
     EXPECT_NEAR(service_rate(hdd, 4096, true, true), 1 / (0.005 + 4096.0 / (20 << 20)), 1e-9);
@@ -96,6 +103,33 @@ TEST(QueueingModel, RatesFromTheNodeModel) {
     EXPECT_EQ(mount_holding(node, "/fastx"), nullptr)
         << "a prefix of the name is not a parent directory";
     EXPECT_THROW(tier_rates(node, "/nowhere", "/slow", 4096, true), std::invalid_argument);
+}
+
+// A home device that is a throttle alone (throttle slices, max_iops, no per-IO latency, as the
+// lab's hdd) has two read budgets; any other device has none.
+TEST(QueueingModel, AThrottleAloneHasReadBudgets) {
+    Performance throttled{20 << 20, 20 << 20, 0, 0, 0, 0, 200};
+    throttled.throttle_slice = 0.1;
+    Node node = node_with_slow(throttled);
+    const TierRates r = tier_rates(node, "/fast", "/slow", 4096, true);
+    EXPECT_DOUBLE_EQ(r.tier2_read_iops_budget, 200);
+    EXPECT_NEAR(r.tier2_read_bytes_budget, 20 << 20, 1);
+    // 10 reads of a 4 KiB line and 123 of 128 KiB: 133 / 200 = 0.665 s of IOs, 15.4 MiB / 20 MiB/s
+    // = 0.77 s of bytes; each read's larger charge summed would say 0.82 s.
+    const std::uint64_t bytes = 10 * 4096 + 123 * (128 << 10);
+    ASSERT_TRUE(budgeted_fetch_seconds(r, 133, bytes).has_value());
+    EXPECT_NEAR(*budgeted_fetch_seconds(r, 133, bytes), double(bytes) / (20 << 20), 1e-9);
+    EXPECT_NEAR(*budgeted_fetch_seconds(r, 400, 4096 * 400), 2.0, 1e-9) << "IOs the scarcer";
+
+    node.devices[0].performance.seek_latency = 0.004;
+    EXPECT_EQ(tier_rates(node, "/fast", "/slow", 4096, true).tier2_read_iops_budget, 0)
+        << "a disk's arm costs every read its seek: no separate budgets";
+    EXPECT_GT(tier_rates(node, "/fast", "/slow", 4096, false).tier2_read_iops_budget, 0)
+        << "sequential reads do not seek";
+    node.devices[0].performance.seek_latency = 0;
+    node.devices[0].performance.throttle_slice = 0;
+    EXPECT_FALSE(budgeted_fetch_seconds(tier_rates(node, "/fast", "/slow", 4096, true), 133, bytes))
+        << "no throttle";
 }
 
 } // namespace

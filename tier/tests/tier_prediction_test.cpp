@@ -132,6 +132,22 @@ TEST(TierPrediction, PrefetchedLinesCostTheReadsTheyCameIn) {
     EXPECT_NEAR(predict_tier_time(t, 90, r, {}, &fills, &reads, 20).seconds, 0.6, 1e-9);
 }
 
+// On a throttle's budgets, single-line fills and large prefetch runs together take the scarcer
+// budget's time: 10 fills of a line and 80 lines prefetched in 2 reads are 12 reads at 20/s (0.6 s)
+// or 90 lines at 100 lines/s (0.9 s), not 10 / 20 + 2 x 40 / 100 s (1.3 s).
+TEST(TierPrediction, ReadsOfMixedSizesOnAThrottleTakeTheScarcerBudgetsTime) {
+    Trace t = requests(10, 10, false);
+    const std::vector<std::uint32_t> fills(10, 1), reads(10, 1);
+    TierRates r = rates(true);
+    r.tier1_read = r.tier1_write = 1e9;
+    r.tier2_read = 20; // a line a read
+    r.tier2_read_io = [](std::uint64_t bytes) { return std::min(20.0, 100.0 * 4096 / bytes); };
+    EXPECT_NEAR(predict_tier_time(t, 90, r, {}, &fills, &reads, 2).seconds, 1.3, 1e-9);
+    r.tier2_read_iops_budget = 20;
+    r.tier2_read_bytes_budget = 100 * 4096;
+    EXPECT_NEAR(predict_tier_time(t, 90, r, {}, &fills, &reads, 2).seconds, 0.9, 1e-9);
+}
+
 TEST(TierPrediction, NeedsABlockTraceAndALineSize) {
     Trace objects = requests(10, 10, false);
     objects.kind = TraceKind::objects;

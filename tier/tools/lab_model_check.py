@@ -34,6 +34,7 @@ WORKLOADS = [
     "--working-set 8M --requests 3000 --pattern random --line-size 64K",
     "--working-set 16M --requests 10000 --line-size 64K --io-size 4K",
     "--working-set 2M --requests 1500 --pattern sequential --policy lru --prefetch stream",
+    "--working-set 16M --requests 4096 --pattern sequential --policy lru --prefetch stream",
     "--working-set 2M --requests 1500 --pattern sequential --policy lru",
     "--working-set 16M --requests 3000 --io-size 64K",
     "--working-set 4M --requests 1000 --io-size 64K",

@@ -113,6 +113,13 @@ std::optional<nlohmann::json> model_json(const bench::Workload& workload, const 
     sim.cache_size = config.cache_size;
     sim.line_size = config.line_size;
     sim.prefetch = config.prefetch;
+    if (!config.prefetch.empty()) {
+        // The engine's prefetch buffer is memory beside the cache, where the simulator carves its
+        // buffer out of the cache size: give the simulator both.
+        sim.prefetch_buffer = prefetch_buffer_lines(config) * config.line_size;
+        sim.cache_size += sim.prefetch_buffer;
+        sim.prefetch_limit = workload.file_size;
+    }
     sim.fills_per_request = true;
     sim.io_run_bytes = config.io_run_bytes;
     const SimResult predicted = simulate(trace, sim);

@@ -209,6 +209,7 @@ private:
         std::uint64_t issued = 0; // demand misses counter when it arrived
     };
     std::uint64_t prefetch_lines_ = 0;
+    PrefetchConfig prefetch_config_; // the stream window fitted to the buffer and io_run_bytes
     std::unique_ptr<StagingPool> prefetch_pool_;
     std::mutex prefetch_mutex_;
     std::condition_variable prefetch_wake_;

@@ -8,12 +8,23 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <limits>
 #include <unistd.h>
 
 namespace iosig::tier {
 
 std::unique_ptr<TierCache> TierCache::open(const TierConfig& config) {
     return std::make_unique<detail::Engine>(config);
+}
+
+std::uint64_t prefetch_buffer_lines(const TierConfig& config) {
+    if (config.prefetch_lines) return config.prefetch_lines;
+    const std::uint64_t lines = config.line_size ? config.cache_size / config.line_size : 0;
+    const std::uint64_t window =
+        fit_prefetch_window(config.prefetch_config, std::numeric_limits<std::uint64_t>::max(),
+                            io_run_lines(config.io_run_bytes, config.line_size))
+            .max_depth;
+    return std::max<std::uint64_t>({4, lines / 32, window});
 }
 
 namespace detail {
@@ -157,8 +168,9 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
     staging_ = std::make_unique<StagingPool>(4 * std::max(4u, config.queue_depth), line_size_,
                                              config.numa_node);
     if (!config.prefetch.empty()) {
-        prefetch_lines_ =
-            config.prefetch_lines ? config.prefetch_lines : std::max<std::uint64_t>(4, lines_ / 32);
+        prefetch_lines_ = prefetch_buffer_lines(config);
+        prefetch_config_ = fit_prefetch_window(config.prefetch_config, prefetch_lines_,
+                                               io_run_lines(config.io_run_bytes, line_size_));
         prefetch_pool_ =
             std::make_unique<StagingPool>(prefetch_lines_, line_size_, config.numa_node);
     }
@@ -274,7 +286,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     h->readable = access == O_RDONLY || access == O_RDWR;
     h->writable = writable;
     if (!config_.prefetch.empty())
-        h->prefetcher = make_prefetcher(config_.prefetch, config_.prefetch_config);
+        h->prefetcher = make_prefetcher(config_.prefetch, prefetch_config_);
     const int handle = next_handle_++;
     handles_[handle] = std::move(h);
     lock.unlock();

@@ -17,12 +17,23 @@ void Engine::request_prefetch(Handle& handle, HomeFile& file, std::uint64_t line
         handle.prefetcher->on_miss_stream(line, candidates);
     }
     if (candidates.empty()) return;
+    std::vector<Key> rejected;
     {
         std::lock_guard lock(prefetch_mutex_);
         const std::uint64_t batch = ++prefetch_batches_;
-        for (const Key c : candidates)
-            if (prefetch_queue_.size() < prefetch_lines_)
+        // Queued lines count against the buffer they are headed for: a line admitted here finds
+        // room when the worker reads it, and one without room goes back to its stream at once.
+        for (const Key c : candidates) {
+            if (prefetch_queue_.size() + prefetched_.size() + prefetch_in_flight_ < prefetch_lines_)
                 prefetch_queue_.push_back(PrefetchRequest{file.id, c, batch});
+            else
+                rejected.push_back(c);
+        }
+    }
+    if (!rejected.empty()) {
+        std::lock_guard lock(handle.mutex);
+        for (const Key c : rejected)
+            handle.prefetcher->on_rejected(c);
     }
     prefetch_wake_.notify_one();
 }

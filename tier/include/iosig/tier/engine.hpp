@@ -41,7 +41,7 @@ struct TierConfig {
     PolicyConfig policy_config; // capacity is set from cache_size / line_size
     std::string prefetch;       // "", "stream" or "markov"
     PrefetchConfig prefetch_config;
-    std::uint64_t prefetch_lines = 0;  // prefetch buffer (memory); 0 = lines / 32, at least 4
+    std::uint64_t prefetch_lines = 0;  // prefetch buffer (memory); 0 = prefetch_buffer_lines()
     std::uint64_t max_dirty_lines = 0; // writers wait above this; 0 = lines / 4
     double writeback_delay = 0.5;      // seconds a dirty line may wait before the flusher writes it
     std::uint64_t sequential_cutoff = 4ull << 20; // a stream that read/wrote this many bytes in
@@ -55,6 +55,11 @@ struct TierConfig {
     int numa_node = -1;               // staging memory node; -1 = the creating CPU's node
     std::shared_ptr<IoFaults> faults; // tests: fault injection (disables io_uring)
 };
+
+// The prefetch buffer's lines: config.prefetch_lines, or by default a 32nd of the cache's lines,
+// at least 4 and at least the largest window an adjacent stream grows to (fit_prefetch_window with
+// io_run_bytes), so that the window fits.
+std::uint64_t prefetch_buffer_lines(const TierConfig& config);
 
 struct TierStats {
     std::uint64_t lines = 0, line_size = 0;

@@ -46,6 +46,12 @@ struct TierRates {
     // each direction's own when it limits them separately: Eq. 2 charges tier 2's work in whole
     // slices after the first, which an idle device lets through at once. 0: none.
     double tier2_throttle_slice = 0;
+    // A home device that is a throttle alone (slices, max_iops, no per-IO latency) charges every
+    // read against two budgets, IOs and bytes per second, and reads of mixed sizes take as long as
+    // the scarcer budget lasts (blk-throttle dispatches a read once both budgets allow it), not
+    // the sum of each read's larger charge. 0: not such a device.
+    double tier2_read_iops_budget = 0;
+    double tier2_read_bytes_budget = 0; // bytes per second
 };
 
 // Seconds tier 2 needs to read `lines` lines of `line_size` bytes in `ios` reads of equal size
@@ -53,6 +59,11 @@ struct TierRates {
 // `ios` is 0 or the rates have no tier2_read_io.
 double fetch_seconds(const TierRates& rates, std::uint64_t lines, std::uint64_t ios,
                      std::uint64_t line_size);
+
+// Seconds tier 2 needs for `ios` reads of `bytes` in all, of any sizes, on a device with read
+// budgets (tier2_read_iops_budget): the larger of the two budgets' times; nullopt without them.
+std::optional<double> budgeted_fetch_seconds(const TierRates& rates, std::uint64_t ios,
+                                             std::uint64_t bytes);
 
 // One process's share of a workload.
 struct ProcessLoad {

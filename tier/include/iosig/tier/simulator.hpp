@@ -34,7 +34,11 @@ struct SimConfig {
     PrefetchConfig prefetch_config;
     std::uint64_t prefetch_buffer = 0;   // bytes; 0 = cache_size / 32
     std::uint64_t prefetch_lifetime = 0; // references; 0 = 8 * buffer entries
-    bool fills_per_request = false;      // block mode: fill SimResult::request_fills
+    // Block mode: no line at or past this byte offset is prefetched, as the engine reads nothing
+    // past the end of its home file (a stream's window otherwise runs past a scanned file's end).
+    // 0: no limit.
+    std::uint64_t prefetch_limit = 0;
+    bool fills_per_request = false; // block mode: fill SimResult::request_fills
     // As the engine (TierConfig::io_run_bytes): a read miss fetches with it the lines after it in
     // the same request that the cache does not hold, in one IO of up to this many bytes.
     std::uint64_t io_run_bytes = default_io_run_bytes;
