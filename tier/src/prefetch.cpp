@@ -13,10 +13,10 @@ namespace {
 
 // Tracks up to `streams` strided sequences in the miss stream. A reference continuing a stream
 // (key = last + k*stride, 1 <= k <= its window: lines already cached do not show up in the miss
-// stream)
-// confirms it; a nearby reference trains an unconfirmed stream's stride; anything else starts a new
-// stream in the least recently used entry. Confirmed streams keep a window of lines prefetched
-// ahead: `depth` at first, doubled at every refill of an adjacent stream up to `max_depth`.
+// stream) confirms it; a nearby reference trains an unconfirmed stream's stride; anything else
+// starts a new stream in the least recently used entry. Confirmed streams keep a window of lines
+// prefetched ahead: `depth` at first, doubled at every refill of an adjacent stream up to
+// `max_depth`.
 class StreamPrefetcher final : public Prefetcher {
 public:
     explicit StreamPrefetcher(const PrefetchConfig& config)
