@@ -15,10 +15,14 @@ namespace iosig::tier::test_support {
 
 class ScratchDir {
 public:
-    ScratchDir() {
-        const std::filesystem::path base = std::filesystem::exists("/dev/shm")
-                                               ? std::filesystem::path("/dev/shm")
-                                               : std::filesystem::temp_directory_path();
+    enum class On { tmpfs_if_any, disk };
+    // On::disk: under the temporary directory (a disk file system here, with O_DIRECT and a page
+    // cache separate from the data), for tests of the direct and buffered IO paths.
+    explicit ScratchDir(On on = On::tmpfs_if_any) {
+        const std::filesystem::path base =
+            on == On::tmpfs_if_any && std::filesystem::exists("/dev/shm")
+                ? std::filesystem::path("/dev/shm")
+                : std::filesystem::temp_directory_path();
         std::random_device rd;
         path_ =
             base / ("iosig-tier-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
@@ -30,6 +34,16 @@ public:
     }
     const std::filesystem::path& path() const { return path_; }
     std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+    // Whether files here can be opened with O_DIRECT (not on tmpfs before Linux 6.6, nor on
+    // some FUSE and network file systems).
+    bool direct_io() const {
+        const auto probe = path_ / ".direct-probe";
+        const int fd = ::open(probe.c_str(), O_CREAT | O_RDWR | O_DIRECT, 0600);
+        if (fd < 0) return false;
+        ::close(fd);
+        std::filesystem::remove(probe);
+        return true;
+    }
 
 private:
     std::filesystem::path path_;

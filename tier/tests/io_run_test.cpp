@@ -295,16 +295,10 @@ TEST(WriteRuns, TheFlusherReplayCountsOneWritePerRun) {
 // plain copy of the file; every byte read and the home file at the end equal the copy, through
 // io_uring and through pwritev.
 TEST(IoRuns, DirectIoOnADiskFileSystemKeepsEveryByte) {
-    const auto base =
-        std::filesystem::temp_directory_path() / ("iosig-io-runs-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(base);
-    const auto probe_path = base / "probe";
-    const int probe = ::open(probe_path.c_str(), O_CREAT | O_RDWR | O_DIRECT, 0600);
-    if (probe < 0) {
-        std::filesystem::remove_all(base);
+    const ScratchDir disk(ScratchDir::On::disk);
+    const std::filesystem::path& base = disk.path();
+    if (!disk.direct_io())
         GTEST_SKIP() << base << " has no O_DIRECT (tmpfs?): the direct-IO paths cannot run here";
-    }
-    ::close(probe);
     for (const bool injected : {false, true}) {
         const auto home = base / "home.dat";
         auto expected = pattern(64 * line, 19);
@@ -345,7 +339,6 @@ TEST(IoRuns, DirectIoOnADiskFileSystemKeepsEveryByte) {
         std::filesystem::remove(home);
         std::filesystem::remove(config.cache_file);
     }
-    std::filesystem::remove_all(base);
 }
 
 } // namespace

@@ -60,7 +60,8 @@ Workload trace_workload(const Trace& trace, std::uint64_t line_size, std::uint64
 void require_room(const std::filesystem::path& file, std::uint64_t bytes, const std::string& what);
 
 // The home file: `size` bytes of pseudo-random data, written buffered and synced (fast even on the
-// throttled disk, whose limit applies to direct and synchronous IO of the cgroup's processes).
+// throttled disk, whose limit applies to direct and synchronous IO of the cgroup's processes), or
+// the one there already if it has that size; either way not in the page cache afterwards.
 void prepare_home(const std::filesystem::path& path, std::uint64_t size);
 
 } // namespace iosig::tier::bench

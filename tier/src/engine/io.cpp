@@ -57,9 +57,11 @@ bool File::aligned(const void* buffer, std::size_t count, off_t offset) const {
            count % direct_alignment == 0 && offset % static_cast<off_t>(direct_alignment) == 0;
 }
 
-ssize_t File::pread(void* buffer, std::size_t count, off_t offset) {
+ssize_t File::pread(void* buffer, std::size_t count, off_t offset, Path path) {
     if (faults_) faults_->before_read(role_);
-    const int fd = direct_ && aligned(buffer, count, offset) ? fd_ : buffered_fd_;
+    const int fd = path == Path::direct_when_aligned && direct_ && aligned(buffer, count, offset)
+                       ? fd_
+                       : buffered_fd_;
     std::size_t done = 0;
     while (done < count) {
         const ssize_t n = ::pread(fd, static_cast<char*>(buffer) + done, count - done,
@@ -74,12 +76,14 @@ ssize_t File::pread(void* buffer, std::size_t count, off_t offset) {
     return static_cast<ssize_t>(done);
 }
 
-ssize_t File::pwrite(const void* buffer, std::size_t count, off_t offset) {
+ssize_t File::pwrite(const void* buffer, std::size_t count, off_t offset, Path path) {
     if (faults_) {
         if (const int e = faults_->before_write(role_, path_, buffered_fd_, count, offset); e < 0)
             return e;
     }
-    const int fd = direct_ && aligned(buffer, count, offset) ? fd_ : buffered_fd_;
+    const int fd = path == Path::direct_when_aligned && direct_ && aligned(buffer, count, offset)
+                       ? fd_
+                       : buffered_fd_;
     std::size_t done = 0;
     while (done < count) {
         const ssize_t n = ::pwrite(fd, static_cast<const char*>(buffer) + done, count - done,

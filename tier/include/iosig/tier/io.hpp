@@ -42,9 +42,16 @@ public:
                                       FileRole role, bool direct_io,
                                       std::shared_ptr<IoFaults> faults, int& error);
 
+    // How a transfer reaches the file: directly (O_DIRECT) when the descriptor has it and the
+    // transfer is aligned, else through the page cache; or through the page cache always, as a
+    // program's own IO would (the kernel's readahead and write-back merging then apply).
+    enum class Path : std::uint8_t { direct_when_aligned, page_cache };
+
     // Full transfers: loops over short reads/writes; a read stops early only at end of file.
-    ssize_t pread(void* buffer, std::size_t count, off_t offset);
-    ssize_t pwrite(const void* buffer, std::size_t count, off_t offset);
+    ssize_t pread(void* buffer, std::size_t count, off_t offset,
+                  Path path = Path::direct_when_aligned);
+    ssize_t pwrite(const void* buffer, std::size_t count, off_t offset,
+                   Path path = Path::direct_when_aligned);
     // One write of `parts`, one after another from `offset` (the engine's write runs): to the
     // fault injector one write of their total size.
     ssize_t pwritev(std::vector<iovec> parts, off_t offset);
