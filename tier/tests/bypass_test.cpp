@@ -93,6 +93,17 @@ TEST_F(BypassOnDisk, AScanPastTheCutoffReadsThroughThePageCache) {
     EXPECT_EQ(resident_lines(home, 8, 31), 24u) << "the bypassed reads went through the page cache";
 }
 
+// A program that opened the file O_DIRECT asked for no page cache: its bypassed scan stays direct.
+TEST_F(BypassOnDisk, AnODirectHandleBypassesDirectly) {
+    ASSERT_EQ(tier->close(h), 0);
+    h = tier->open_file(home, O_RDWR | O_DIRECT);
+    ASSERT_GE(h, 0);
+    for (std::uint64_t l = 0; l < 32; ++l)
+        ASSERT_EQ(read_line(l), line_of(data, l)) << "line " << l;
+    EXPECT_GE(tier->stats().bypassed_bytes, 27 * line);
+    EXPECT_EQ(resident_lines(home, 0, 31), 0u);
+}
+
 // Bytes written through either path read back right through the other. A line the page cache
 // holds from a bypassed scan is written through the cache, goes home by direct IO at fsync and
 // leaves the cache: a second bypassed scan reads the new bytes, not the page cache's old copy. A

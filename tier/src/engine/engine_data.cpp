@@ -52,11 +52,11 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
         if (!direct || resident) e = acquire(*file, line, Mode::read, true, lease, &run);
         if (e < 0) {
             // Bypass, or the cache could not take the line: read as the program would have,
-            // through the page cache, whose readahead serves a sequential stream in large IOs
-            // (O_DIRECT made every 4 KiB read of a bypassed scan its own IO: 200 reads a second on
-            // the lab's hdd instead of its 20 MiB/s).
-            const ssize_t n =
-                file->io->pread(out + (pos - offset), chunk, pos, File::Path::page_cache);
+            // through the page cache unless it opened the file O_DIRECT; the page cache's
+            // readahead serves a sequential stream in large IOs (O_DIRECT made every 4 KiB read of
+            // a bypassed scan its own IO: 200 reads a second on the lab's hdd instead of its
+            // 20 MiB/s).
+            const ssize_t n = file->io->pread(out + (pos - offset), chunk, pos, h->past_cache);
             if (n < 0) return n;
             std::memset(out + (pos - offset) + n, 0, chunk - static_cast<std::size_t>(n));
             if (direct) bypassed_ += chunk;
@@ -101,9 +101,9 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             e = acquire(file, line, Mode::write, in != 0 || chunk != line_size_, lease);
         if (e < 0) {
             // Bypass, or no room in the cache: write home as the program would have, through the
-            // page cache, where the kernel merges a sequential stream into large writes (fsync
-            // syncs the home file, so durability is the same).
-            const ssize_t n = file.io->pwrite(data, chunk, pos, File::Path::page_cache);
+            // page cache unless it opened the file O_DIRECT; there the kernel merges a sequential
+            // stream into large writes (fsync syncs the home file, so durability is the same).
+            const ssize_t n = file.io->pwrite(data, chunk, pos, h.past_cache);
             if (n < 0) return n;
             std::lock_guard lock(mutex_);
             file.home_size =

@@ -80,6 +80,9 @@ struct FillRun {
 struct Handle {
     std::uint32_t file = 0;
     bool readable = false, writable = false;
+    // Opened with O_DIRECT: the handle's IO past the cache stays direct, as the program asked;
+    // otherwise it goes through the page cache, as the program's own IO would.
+    File::Path past_cache = File::Path::page_cache;
     // Sequential-stream detection for the bypass.
     std::int64_t stream_end = -1;
     std::uint64_t stream_bytes = 0;

@@ -285,6 +285,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     h->file = id;
     h->readable = access == O_RDONLY || access == O_RDWR;
     h->writable = writable;
+    if (flags & O_DIRECT) h->past_cache = File::Path::direct_when_aligned;
     if (!config_.prefetch.empty())
         h->prefetcher = make_prefetcher(config_.prefetch, prefetch_config_);
     const int handle = next_handle_++;
