@@ -140,6 +140,28 @@ TEST(Tierbench, ReplaysAnObjectTraceEndToEndOrAtItsBlockAddresses) {
 
 // A cache or home file too large for its directory's file system is refused before anything runs
 // (before, the direct run went first and the tier run failed with ENOSPC minutes later).
+// A scan through the engine with the stream prefetcher reads fewer, larger runs when its window
+// may grow (the default) than with --prefetch-window 8.
+TEST(Tierbench, APrefetchedScanReadsLargerRunsWithAGrowingWindow) {
+    ScratchDir dir;
+    std::filesystem::create_directories(dir / "cache");
+    std::filesystem::create_directories(dir / "home");
+    const auto scan = [&](const std::string& extra) {
+        const ToolRun run = tierbench(dir, "--working-set 4M --requests 1024 --pattern sequential "
+                                           "--policy lru --prefetch stream --mode tier --json " +
+                                               extra);
+        EXPECT_EQ(run.status, 0) << run.output;
+        return nlohmann::json::parse(run.output)["measured"]["stats"];
+    };
+    const auto reads = [](const nlohmann::json& stats) {
+        return stats["fill_reads"].get<int>() + stats["prefetch_reads"].get<int>();
+    };
+    const nlohmann::json fixed = scan("--prefetch-window 8"), grown = scan("");
+    EXPECT_EQ(grown["fills"].get<int>() + grown["prefetch_hits"].get<int>(), 1024);
+    EXPECT_EQ(fixed["fills"].get<int>() + fixed["prefetch_hits"].get<int>(), 1024);
+    EXPECT_LT(3 * reads(grown), reads(fixed)) << grown.dump() << "\n" << fixed.dump();
+}
+
 TEST(Tierbench, SizesTheFileSystemsCannotHoldExitTwoBeforeAnyRun) {
     ScratchDir dir;
     std::filesystem::create_directories(dir / "cache");

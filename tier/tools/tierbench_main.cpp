@@ -9,6 +9,7 @@
 #include "iosig/tier/throttle_slices.hpp"
 #include "iosig/tier/tier_prediction.hpp"
 #include "iosig/units.hpp"
+#include "prefetch_options.hpp"
 #include "tierbench_workload.hpp"
 
 #include <CLI/CLI.hpp>
@@ -232,6 +233,7 @@ int main(int argc, char** argv) {
         pattern = "random", policy = "ws", prefetch, mode = "both", trace_file, format_text,
         csv_columns_text, id_unit_text, io_run_text = "1M", sequential_cutoff_text = "0";
     std::uint64_t requests = 10000, seed = 42;
+    unsigned prefetch_window = PrefetchConfig{}.max_depth;
     double write_ratio = 0;
     bool json = false;
     app.add_option("--cache-dir", cache_dir, "directory on the fast mount for the cache file")
@@ -278,7 +280,7 @@ int main(int argc, char** argv) {
     app.add_option("--cache-size", cache_size_text,
                    "cache size, or a share of the home file such as 25% (default: twice it)");
     app.add_option("--policy", policy, "eviction policy (default ws)");
-    app.add_option("--prefetch", prefetch, "stream or markov");
+    tools::add_prefetch_options(app, prefetch, prefetch_window);
     app.add_option("--mode", mode,
                    "both, tier, direct, or model (the prediction alone; default both)");
     app.add_flag("--json", json, "print JSON");
@@ -339,6 +341,7 @@ int main(int argc, char** argv) {
         config.io_run_bytes = size_or_throw(io_run_text, "--io-run");
         config.policy = policy;
         config.prefetch = prefetch;
+        config.prefetch_config.max_depth = prefetch_window;
         config.sequential_cutoff = size_or_throw(sequential_cutoff_text, "--sequential-cutoff");
 
         out["requests"] = workload.ops.size();

@@ -6,6 +6,7 @@
 #include "iosig/tier/simulator.hpp"
 #include "iosig/tier/synthetic.hpp"
 #include "iosig/units.hpp"
+#include "prefetch_options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -129,6 +130,7 @@ int main(int argc, char** argv) {
         prefetch_buffer_text, write_trace, id_unit_text;
     std::uint64_t seed = 42, synthetic_requests = 0;
     std::uint64_t hindsight_window = 1000;
+    unsigned prefetch_window = PrefetchConfig{}.max_depth;
     bool json = false, hindsight = false;
     auto* trace_opt =
         app.add_option("--trace", trace_file,
@@ -162,7 +164,7 @@ int main(int argc, char** argv) {
                    "cache line size in block mode (4K .. 1M; default 4K)");
     app.add_option("--mode", mode_text,
                    "object or block (default: object for oracleGeneral, block for csv)");
-    app.add_option("--prefetch", prefetch, "stream or markov");
+    tools::add_prefetch_options(app, prefetch, prefetch_window);
     app.add_option("--prefetch-buffer", prefetch_buffer_text,
                    "prefetch buffer size (default: cache size / 32)");
     app.add_option("--seed", seed, "seed of Random, LeCaR and synthetic traces (default 42)");
@@ -227,6 +229,7 @@ int main(int argc, char** argv) {
                     fmt::format("--mode '{}': expected object or block", mode_text));
         }
         base.prefetch = prefetch;
+        base.prefetch_config.max_depth = prefetch_window;
         if (!prefetch.empty()) make_prefetcher(prefetch);
         if (!prefetch_buffer_text.empty())
             base.prefetch_buffer = size_or_throw(prefetch_buffer_text, "--prefetch-buffer");
