@@ -27,11 +27,7 @@ public:
         ++tick_;
         const auto k = static_cast<std::int64_t>(key);
         for (Stream& s : streams_) {
-            if (!s.valid || s.stride == 0) continue;
-            const std::int64_t ahead = k - s.last;
-            if (ahead % s.stride != 0) continue;
-            const std::int64_t steps = ahead / s.stride;
-            if (steps < 1 || steps > static_cast<std::int64_t>(s.window)) continue;
+            if (!s.within_window(k)) continue;
             s.last = k;
             s.used = tick_;
             if (++s.confirmations >= config_.confirmations) issue(s, candidates);
@@ -73,11 +69,7 @@ public:
     void on_rejected(Key key) override {
         const auto k = static_cast<std::int64_t>(key);
         for (Stream& s : streams_) {
-            if (!s.valid || s.stride == 0 || !s.issued) continue;
-            const std::int64_t ahead = k - s.last;
-            if (ahead % s.stride != 0) continue;
-            const std::int64_t steps = ahead / s.stride;
-            if (steps < 1 || steps > std::int64_t{s.window}) continue;
+            if (!s.issued || !s.within_window(k)) continue;
             // The first rejected key of a batch pulls the frontier back to just before it; the
             // later ones of that batch are beyond it already.
             if ((s.frontier - (k - s.stride)) / s.stride > 0) {
@@ -100,6 +92,12 @@ private:
         unsigned window = 0;   // lines kept ahead
         bool issued = false;   // the first window went out
         bool rejected = false; // the owner had no room for part of the last batch
+        // Whether `k` is 1 .. window strides ahead of the stream's last line.
+        bool within_window(std::int64_t k) const {
+            if (!valid || stride == 0 || (k - last) % stride != 0) return false;
+            const std::int64_t steps = (k - last) / stride;
+            return steps >= 1 && steps <= std::int64_t{window};
+        }
     };
     // Keeps the stream's window of lines ahead, refilled in halves: nothing while more than half
     // of it is still ahead, then the rest at once. Batches of adjacent lines let the owner fetch

@@ -74,10 +74,20 @@ std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio,
     return e;
 }
 
+namespace {
+
+// The bandwidth service_rate charges: random or sequential (random falls back to sequential when
+// the device gives none), read or write.
+double bandwidth(const Performance& p, bool read, bool random) {
+    return read ? (random && p.rand_read_bw > 0 ? p.rand_read_bw : p.seq_read_bw)
+                : (random && p.rand_write_bw > 0 ? p.rand_write_bw : p.seq_write_bw);
+}
+
+} // namespace
+
 double service_rate(const Device& device, std::uint64_t bytes, bool read, bool random) {
     const Performance& p = device.performance;
-    double bw = read ? (random && p.rand_read_bw > 0 ? p.rand_read_bw : p.seq_read_bw)
-                     : (random && p.rand_write_bw > 0 ? p.rand_write_bw : p.seq_write_bw);
+    const double bw = bandwidth(p, read, random);
     if (bw <= 0)
         throw std::invalid_argument(
             fmt::format("device '{}' has no {} bandwidth", device.name, read ? "read" : "write"));
@@ -135,10 +145,7 @@ TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
         (random && slow_device.rotational ? slow_performance.seek_latency : 0);
     if (rates.tier2_throttle_slice > 0 && slow_performance.max_iops > 0 && per_io_latency == 0) {
         rates.tier2_read_iops_budget = slow_performance.max_iops;
-        // service_rate's bandwidth for a read: what an IO too large for the IOPS cap gets.
-        constexpr std::uint64_t large = 1ull << 30;
-        rates.tier2_read_bytes_budget =
-            service_rate(slow_device, large, true, random) * static_cast<double>(large);
+        rates.tier2_read_bytes_budget = bandwidth(slow_performance, true, random);
     }
     return rates;
 }

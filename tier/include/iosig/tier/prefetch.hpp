@@ -16,8 +16,8 @@ namespace iosig::tier {
 
 struct PrefetchConfig {
     unsigned streams = 16; // stream identifier: streams tracked at once
-    unsigned depth =
-        8; // lines ahead of a confirmed stream (its first window) / along a Markov path
+    // Lines ahead of a confirmed stream (its first window) / along a Markov path.
+    unsigned depth = 8;
     // An adjacent stream (stride +1 or -1) doubles its window at every refill, up to this many
     // lines (readahead ramp-up, as Linux does): its refills then grow into larger home IOs. Owners
     // fit it to their buffer and their largest IO (fit_prefetch_window).
