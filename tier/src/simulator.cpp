@@ -4,11 +4,13 @@
 #include "flat_map.hpp"
 #include "iosig/tier/cache_model.hpp"
 #include "references.hpp"
+#include "sequential_bypass.hpp"
 
 #include <chrono>
 #include <deque>
 #include <fmt/format.h>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <unordered_set>
 #include <vector>
@@ -128,6 +130,9 @@ std::uint64_t working_set_bytes(const Trace& trace, const SimConfig& config) {
 SimResult simulate(const Trace& trace, const SimConfig& config) {
     const SimMode mode = detail::checked_mode(trace, config);
     if (!config.prefetch.empty()) make_prefetcher(config.prefetch); // validates the name early
+    if (config.sequential_cutoff > 0 && mode != SimMode::block)
+        throw std::invalid_argument(
+            "the sequential bypass needs block mode (a file's byte ranges)");
 
     const std::uint64_t unit = mode == SimMode::object ? 1 : config.line_size;
     std::uint64_t buffer = 0;
@@ -155,19 +160,37 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
 
     const std::vector<Reference> refs = detail::expand(trace, mode, config.line_size);
     std::vector<std::uint32_t> request_of;
-    if (config.fills_per_request && mode == SimMode::block) {
+    const bool per_request = config.fills_per_request && mode == SimMode::block;
+    if (per_request || config.sequential_cutoff > 0) {
         if (trace.requests.size() > std::numeric_limits<std::uint32_t>::max())
             throw std::invalid_argument("fills per request: too many requests");
         request_of = request_of_references(trace, config.line_size);
+    }
+    if (per_request) {
         result.request_fills.assign(trace.requests.size(), 0);
         result.request_fill_reads.assign(trace.requests.size(), 0);
     }
+    std::optional<detail::SequentialBypass> bypass;
+    if (config.sequential_cutoff > 0) {
+        bypass.emplace(trace, config);
+        if (per_request) {
+            result.request_bypass_ios.assign(trace.requests.size(), 0);
+            result.request_bypass_bytes.assign(trace.requests.size(), 0);
+        }
+    }
+    const bool bypass_on = bypass.has_value();
+    // A line of a bypassing request that the cache does not hold goes past it.
+    const auto bypassed = [&](const Reference& ref, std::size_t i) {
+        if (!bypass->bypasses(request_of[i]) || cache.contains(ref.key)) return false;
+        bypass->serve(ref, request_of[i], result, per_request);
+        return true;
+    };
     // The engine's fill runs: a read miss (already inserted, so its evictions are done) fetches
     // the lines after it in its request that the cache does not hold, up to run_lines.
     const std::uint64_t run_lines = io_run_lines(config.io_run_bytes, config.line_size);
     std::size_t run_end = 0; // references [.., run_end) came with the current run
     const auto miss = [&](const Reference& ref, std::size_t i) {
-        if (!count_miss(result, ref, config.line_size) || request_of.empty()) return;
+        if (!count_miss(result, ref, config.line_size) || !per_request) return;
         const std::uint32_t request = request_of[i];
         ++result.request_fills[request];
         if (!ref.write && i < run_end) return; // fetched with an earlier line of its request
@@ -188,6 +211,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     if (config.prefetch.empty()) {
         for (std::size_t i = 0; i < refs.size(); ++i) {
             const Reference& ref = refs[i];
+            if (bypass_on && bypassed(ref, i)) continue;
             const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
             if (cache.access(a))
                 ++result.hits;
@@ -213,6 +237,12 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
         std::vector<Key> candidates;
         for (std::size_t i = 0; i < refs.size(); ++i) {
             const Reference& ref = refs[i];
+            if (bypass_on && bypassed(ref, i)) {
+                // The engine drops a prefetched line that a write goes past it to.
+                if (ref.write && pbuf.take(ref.key)) ++result.prefetches_wasted;
+                result.prefetches_wasted += pbuf.expire(i, lifetime);
+                continue;
+            }
             const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
             candidates.clear();
             if (cache.contains(ref.key)) {

@@ -7,12 +7,25 @@
 #include <stdexcept>
 
 namespace iosig::tier {
+namespace {
+
+// Tier 2's time for `ios` reads of `bytes` in all: the throttle's budgets when it has them, else
+// each read at the rate of one of their mean size.
+double bypass_read_seconds(const TierRates& rates, std::uint64_t ios, std::uint64_t bytes) {
+    if (ios == 0) return 0;
+    if (const auto budgeted = budgeted_fetch_seconds(rates, ios, bytes)) return *budgeted;
+    const double per_second =
+        rates.tier2_read_io ? rates.tier2_read_io(bytes / ios) : rates.tier2_read;
+    return static_cast<double>(ios) / per_second;
+}
+
+} // namespace
 
 TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                                  const TierRates& rates, WritebackModelConfig writeback,
                                  const std::vector<std::uint32_t>* request_fills,
                                  const std::vector<std::uint32_t>* request_fill_reads,
-                                 std::uint64_t prefetch_reads) {
+                                 std::uint64_t prefetch_reads, BypassReads bypass) {
     if (trace.kind != TraceKind::blocks)
         throw std::invalid_argument("the tier's time needs a block trace");
     if (writeback.line_size == 0) throw std::invalid_argument("line size must be > 0");
@@ -21,6 +34,10 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
     if (request_fill_reads &&
         (!request_fills || request_fill_reads->size() != request_fills->size()))
         throw std::invalid_argument("one fill read count per request, with the fill counts");
+    if ((bypass.request_ios == nullptr) != (bypass.request_bytes == nullptr) ||
+        (bypass.request_ios && (bypass.request_ios->size() != trace.requests.size() ||
+                                bypass.request_bytes->size() != trace.requests.size())))
+        throw std::invalid_argument("one bypass read count and byte count per request");
     // Every line a request touches is served by tier 1 (n_i,r and n_i,w count line references).
     ProcessLoad load{0, 0, tier2_reads, 0, std::nullopt};
     // With fill runs known: the demand fills' time, request by request; the rest of tier2_reads
@@ -42,7 +59,10 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
         (r.write ? load.writes : load.reads) += lines;
         any_write = any_write || r.write;
         if (request_fills) {
-            const double fetch = request_fetch(i);
+            double fetch = request_fetch(i);
+            if (bypass.request_ios)
+                fetch += bypass_read_seconds(rates, (*bypass.request_ios)[i],
+                                             (*bypass.request_bytes)[i]);
             demand_fetch += fetch;
             demand_lines += (*request_fills)[i];
             const double tier1 =
@@ -66,6 +86,16 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                                                               writeback.line_size);
     }
     TierPrediction p;
+    if (bypass.request_ios) {
+        const std::uint64_t ios = std::accumulate(bypass.request_ios->begin(),
+                                                  bypass.request_ios->end(), std::uint64_t{0});
+        const std::uint64_t bytes = std::accumulate(bypass.request_bytes->begin(),
+                                                    bypass.request_bytes->end(), std::uint64_t{0});
+        p.bypass_seconds = bypass_read_seconds(rates, ios, bytes);
+        load.fetch_seconds =
+            load.fetch_seconds.value_or(static_cast<double>(load.tier2_reads) / rates.tier2_read) +
+            p.bypass_seconds;
+    }
     p.queueing = completion_time({load}, rates);
     p.foreground_seconds = request_fills ? clock : p.queueing.seconds;
     // The fills go through the device's read throttle slices, the flusher's batches through its

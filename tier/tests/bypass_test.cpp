@@ -4,6 +4,7 @@
 // merging apply), while the cache's own IO stays direct. On a disk file system, where the page
 // cache is separate from the data.
 #include "engine_fixture.hpp"
+#include "iosig/tier/simulator.hpp"
 
 #include <cstdlib>
 #include <gtest/gtest.h>
@@ -141,6 +142,43 @@ TEST_F(BypassOnDisk, BypassedAndCachedIoSeeEachOthersBytes) {
     ASSERT_EQ(tier->close(h), 0);
     tier.reset();
     EXPECT_EQ(test_support::read_file(home), expected);
+}
+
+// The simulator (SimConfig::sequential_cutoff) decides the bypass as the engine does: the same
+// lines go past the cache, and the others hit and miss alike. Scans that restart, run through
+// cached lines, and single reads between them.
+TEST_F(BypassOnDisk, TheSimulatorBypassesTheLinesTheEngineBypasses) {
+    std::vector<std::uint64_t> lines;
+    for (std::uint64_t l = 0; l < 24; ++l)
+        lines.push_back(l); // a scan: 20 bypassed
+    for (const std::uint64_t l : {50u, 2u, 60u, 3u, 2u})
+        lines.push_back(l); // single reads
+    for (std::uint64_t l = 1; l < 12; ++l)
+        lines.push_back(l); // through cached lines
+    for (std::uint64_t l = 40; l < 64; l += 2)
+        lines.push_back(l); // a strided run: cached
+    for (std::uint64_t l = 30; l < 64; ++l)
+        lines.push_back(l); // a second scan
+    Trace trace;
+    trace.kind = TraceKind::blocks;
+    for (const std::uint64_t l : lines) {
+        ASSERT_EQ(read_line(l), line_of(data, l)) << "line " << l;
+        trace.requests.push_back(Request{l * line, static_cast<std::uint32_t>(line), false});
+    }
+    SimConfig sim;
+    sim.policy = "lru";
+    sim.cache_size = 16 * line;
+    sim.line_size = line;
+    sim.sequential_cutoff = 4 * line;
+    sim.home_file_size = data.size();
+    const SimResult predicted = simulate(trace, sim);
+    const TierStats measured = tier->stats();
+    EXPECT_EQ(predicted.bypassed_bytes, measured.bypassed_bytes);
+    EXPECT_EQ(predicted.hits, measured.read_hits);
+    EXPECT_EQ(predicted.misses, measured.read_misses);
+    EXPECT_EQ(predicted.hits + predicted.misses + predicted.bypassed_references, lines.size());
+    EXPECT_GT(predicted.bypassed_references, 30u) << "most of both scans";
+    EXPECT_GT(predicted.hits, 5u) << "cached lines inside a bypassed scan are hits";
 }
 
 } // namespace

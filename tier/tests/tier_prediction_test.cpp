@@ -148,6 +148,43 @@ TEST(TierPrediction, ReadsOfMixedSizesOnAThrottleTakeTheScarcerBudgetsTime) {
     EXPECT_NEAR(predict_tier_time(t, 90, r, {}, &fills, &reads, 2).seconds, 0.9, 1e-9);
 }
 
+// The sequential bypass's reads through the page cache are tier 2's work, after the fills as a
+// phase of their own on a throttle's budgets: 10 single-line fills at 20 IOs/s (0.5 s), then 4
+// reads of 100 lines at 100 lines/s (4 s), not the two budgets over both (14 reads: 0.7 s; 410
+// lines: 4.1 s).
+TEST(TierPrediction, TheBypassReadsAfterTheFillsInAPhaseOfTheirOwn) {
+    Trace t = requests(20, 20, false);
+    std::vector<std::uint32_t> fills(20, 0), reads(20, 0), bypass_ios(20, 0);
+    std::vector<std::uint64_t> bypass_bytes(20, 0);
+    std::fill(fills.begin(), fills.begin() + 10, 1u);
+    std::fill(reads.begin(), reads.begin() + 10, 1u);
+    for (int i = 10; i < 14; ++i) {
+        bypass_ios[i] = 1;
+        bypass_bytes[i] = 100 * 4096;
+    }
+    TierRates r = rates(true);
+    r.tier1_read = r.tier1_write = 1e9;
+    r.tier2_read = 20;
+    r.tier2_read_iops_budget = 20;
+    r.tier2_read_bytes_budget = 100 * 4096;
+    const TierPrediction p =
+        predict_tier_time(t, 10, r, {}, &fills, &reads, 0, BypassReads{&bypass_ios, &bypass_bytes});
+    EXPECT_NEAR(p.bypass_seconds, 4.0, 1e-9);
+    EXPECT_NEAR(p.seconds, 4.5, 1e-9);
+    EXPECT_NEAR(p.foreground_seconds, 4.5, 1e-6) << "the requests wait for their bypass reads";
+    // Without budgets, each read at the rate of one of its size.
+    r.tier2_read_iops_budget = r.tier2_read_bytes_budget = 0;
+    r.tier2_read_io = [](std::uint64_t bytes) { return 400.0 * 4096 / double(bytes); };
+    EXPECT_NEAR(
+        predict_tier_time(t, 10, r, {}, &fills, &reads, 0, BypassReads{&bypass_ios, &bypass_bytes})
+            .bypass_seconds,
+        1.0, 1e-9);
+    const std::vector<std::uint64_t> short_bytes(3, 0);
+    EXPECT_THROW(
+        predict_tier_time(t, 10, r, {}, &fills, &reads, 0, BypassReads{&bypass_ios, &short_bytes}),
+        std::invalid_argument);
+}
+
 TEST(TierPrediction, NeedsABlockTraceAndALineSize) {
     Trace objects = requests(10, 10, false);
     objects.kind = TraceKind::objects;

@@ -1,7 +1,9 @@
 // The iosig-tiersim command as a user runs it: JSON results on the shared trace (the golden LRU row
 // at 128 and 1024 MiB, with the fields docs/tier.md promises), and exit status 2 with a message
 // naming the file and line for bad input.
+#include "engine_fixture.hpp"
 #include "iosig/tier/simulator.hpp"
+#include "iosig/tier/trace.hpp"
 #include "tool_run.hpp"
 #include "trace_fixture.hpp"
 
@@ -92,6 +94,39 @@ TEST(Tiersim, ThePrefetchWindowIsAnOption) {
     const ToolRun alone = tiersim("--synthetic strided --cache-size 16M --prefetch-window 8");
     EXPECT_EQ(alone.status, 2);
     EXPECT_NE(alone.output.find("requires --prefetch"), std::string::npos) << alone.output;
+}
+
+// --sequential-cutoff: a scan past the cutoff goes by the cache (as the engine's bypass), reported
+// apart from hits and misses, with the home reads the page cache's readahead makes for it
+// (--readahead: the window). A second scan finds the page cache. Block mode only.
+TEST(Tiersim, TheSequentialBypassIsReportedApartFromHitsAndMisses) {
+    iosig::tier::test_support::ScratchDir dir;
+    iosig::tier::Trace scan;
+    scan.kind = iosig::tier::TraceKind::blocks;
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::uint64_t at = 0; at < (8u << 20); at += 4096)
+            scan.requests.push_back(iosig::tier::Request{at, 4096, false});
+    iosig::tier::write_csv_trace(scan, dir / "scan.csv");
+    const std::string args = "--trace " + (dir / "scan.csv").string() +
+                             " --policy lru --cache-size 16M --sequential-cutoff 1M --readahead "
+                             "2560K";
+    const ToolRun run = tiersim(args + " --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    const auto r = nlohmann::json::parse(run.output).at("results").at(0);
+    EXPECT_EQ(r["misses"], 256) << "the first MiB, once";
+    EXPECT_EQ(r["hits"], 256) << "the first MiB, again";
+    EXPECT_EQ(r["bypass"]["references"], 2 * 1792);
+    EXPECT_EQ(r["bypass"]["home_read_bytes"], 7u << 20) << "the second scan finds the page cache";
+    EXPECT_GT(r["bypass"]["home_reads"].get<int>(), 5);
+    EXPECT_LT(r["bypass"]["home_reads"].get<int>(), 20);
+    const ToolRun table = tiersim(args);
+    ASSERT_EQ(table.status, 0) << table.output;
+    EXPECT_NE(table.output.find("3584 references (14M) bypassed the cache"), std::string::npos)
+        << table.output;
+    const ToolRun objects = tiersim("--trace " + (dir / "scan.csv").string() +
+                                    " --mode object --cache-size 1M --sequential-cutoff 1M");
+    EXPECT_EQ(objects.status, 2) << objects.output;
+    EXPECT_NE(objects.output.find("needs block mode"), std::string::npos) << objects.output;
 }
 
 // Caches sized as a share of the trace's footprint, as libCacheSim's tools take them: the shared

@@ -38,6 +38,11 @@ WORKLOADS = [
     "--working-set 2M --requests 1500 --pattern sequential --policy lru",
     "--working-set 16M --requests 3000 --io-size 64K",
     "--working-set 4M --requests 1000 --io-size 64K",
+    # The sequential bypass: reads through the page cache's readahead past the cutoff.
+    "--working-set 16M --requests 4096 --pattern sequential --policy lru --sequential-cutoff 1M",
+    "--working-set 64M --requests 4096 --pattern sequential --io-size 16K --sequential-cutoff 4M",
+    "--working-set 32M --requests 512 --pattern sequential --io-size 64K --line-size 64K "
+    "--sequential-cutoff 4M",
 ]
 
 

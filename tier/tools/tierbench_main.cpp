@@ -2,14 +2,10 @@
 // one) with a chosen access pattern or the requests of a block trace, and report the measured time
 // next to the queueing model's prediction (docs/tier.md, "Measuring on real devices"). Run it
 // inside `tests/lab/lab exec` so that the lab's throttled hdd is slow for it.
-#include "iosig/node_yaml.hpp"
 #include "iosig/tier/engine.hpp"
-#include "iosig/tier/queueing.hpp"
-#include "iosig/tier/simulator.hpp"
-#include "iosig/tier/throttle_slices.hpp"
-#include "iosig/tier/tier_prediction.hpp"
 #include "iosig/units.hpp"
 #include "prefetch_options.hpp"
+#include "tierbench_model.hpp"
 #include "tierbench_workload.hpp"
 
 #include <CLI/CLI.hpp>
@@ -23,7 +19,6 @@
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <optional>
 #include <thread>
 #include <unistd.h>
@@ -111,102 +106,6 @@ TierRun run_tier(const TierConfig& config, const std::filesystem::path& home,
     return run;
 }
 
-// The model's view of a run: misses from the simulator on the same requests, rates from the node
-// YAML, the time from predict_tier_time (tier_prediction.hpp); nullopt after printing the node
-// YAML's errors.
-std::optional<nlohmann::json> model_json(const bench::Workload& workload, const TierConfig& config,
-                                         const std::filesystem::path& home,
-                                         const std::string& node_file) {
-    const Trace trace = workload.as_trace();
-    SimConfig sim;
-    sim.policy = config.policy;
-    sim.cache_size = config.cache_size;
-    sim.line_size = config.line_size;
-    sim.prefetch = config.prefetch;
-    if (!config.prefetch.empty()) {
-        // The engine's prefetch buffer is memory beside the cache, where the simulator carves its
-        // buffer out of the cache size: give the simulator both.
-        sim.prefetch_buffer = prefetch_buffer_lines(config) * config.line_size;
-        sim.cache_size += sim.prefetch_buffer;
-        sim.prefetch_limit = workload.file_size;
-    }
-    sim.fills_per_request = true;
-    sim.io_run_bytes = config.io_run_bytes;
-    const SimResult predicted = simulate(trace, sim);
-    // Tier 2 reads: demand fills (reads, and writes to part of a line) and every line the
-    // prefetcher fetched, used or not.
-    const std::uint64_t fills = predicted.read_misses + predicted.partial_write_misses;
-    nlohmann::json model{
-        {"misses", predicted.misses},
-        {"fills", fills},
-        {"fill_reads", std::accumulate(predicted.request_fill_reads.begin(),
-                                       predicted.request_fill_reads.end(), std::uint64_t{0})},
-        {"prefetches", predicted.prefetches_issued},
-        {"prefetch_reads", predicted.prefetch_reads}};
-    if (node_file.empty()) return model;
-    const auto loaded = iosig::load_node_files({node_file});
-    if (!loaded.ok()) {
-        for (const auto& d : loaded.diagnostics)
-            fmt::print(stderr, "iosig-tierbench: {}\n", d.format());
-        return std::nullopt;
-    }
-    const bool random = !workload.sequential;
-    const TierRates rates = tier_rates(*loaded.node, config.cache_file.parent_path(),
-                                       home.parent_path(), config.line_size, random);
-    WritebackModelConfig writeback;
-    writeback.line_size = config.line_size;
-    writeback.max_dirty_lines =
-        config.max_dirty_lines
-            ? config.max_dirty_lines
-            : std::max<std::uint64_t>(1, config.cache_size / config.line_size / 4);
-    writeback.writeback_delay = config.writeback_delay;
-    writeback.queue_depth = config.queue_depth;
-    writeback.io_run_bytes = config.io_run_bytes;
-    const TierPrediction p = predict_tier_time(
-        trace, fills + predicted.prefetches_issued, rates, writeback, &predicted.request_fills,
-        &predicted.request_fill_reads, predicted.prefetch_reads);
-    const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
-    const iosig::Device* slow_device = loaded.node->find_device(slow->device);
-    // Each request in whole 4 KiB blocks, as run_direct issues it, one after another, from an idle
-    // device: in throttle slices when it has them (each direction's own, or one for both).
-    double direct_reads = 0, direct_writes = 0;
-    for (const bench::Op& op : workload.ops)
-        (op.write ? direct_writes : direct_reads) +=
-            1 / service_rate(*slow_device, op.block_bytes(), !op.write, random);
-    const auto sliced = [&rates](double work) {
-        return ThrottleSlices::from_idle(work, rates.tier2_throttle_slice);
-    };
-    const double direct = rates.tier2_independent_read_write
-                              ? sliced(direct_reads) + sliced(direct_writes)
-                              : sliced(direct_reads + direct_writes);
-    model["writebacks"] = p.writeback.writebacks;
-    model["writeback_writes"] = p.writeback.writes;
-    model["home_syncs"] = p.writeback.syncs;
-    model["writer_wait_seconds"] = p.writeback.writer_wait;
-    model["flusher_seconds"] = p.writeback.seconds;
-    model["writeback_share"] = p.writeback_share;
-    model["rates"] = {{"tier1_read", rates.tier1_read},
-                      {"tier1_write", rates.tier1_write},
-                      {"tier2_read", rates.tier2_read},
-                      {"tier2_write", rates.tier2_write},
-                      {"tier2_independent_read_write", rates.tier2_independent_read_write},
-                      {"tier2_throttle_slice", rates.tier2_throttle_slice}};
-    // The later of Eqs. 1-4 and the flusher's replay (tier_prediction.hpp).
-    model["queueing_seconds"] = p.queueing.seconds;
-    model["tier_seconds"] = p.seconds;
-    model["hit_seconds"] = p.queueing.hit[0];
-    model["miss_seconds"] = p.queueing.miss[0];
-    model["direct_seconds"] = direct;
-    if (config.sequential_cutoff > 0) {
-        // The simulator has no bypass, and the bypass reads through the kernel's readahead, which
-        // the node YAML does not describe: no time is predicted for the tier.
-        model.erase("tier_seconds");
-        model["not_modelled"] = "the sequential bypass (--sequential-cutoff); the counts above are "
-                                "the cache's without it";
-    }
-    return model;
-}
-
 // --cache-size: bytes, or a share of the home file ("25%"); default twice the home file.
 std::uint64_t cache_size_of(const std::string& text, std::uint64_t file_size,
                             std::uint64_t line_size) {
@@ -276,7 +175,8 @@ int main(int argc, char** argv) {
     app.add_option("--sequential-cutoff", sequential_cutoff_text,
                    "a handle's sequential stream longer than this bypasses the cache, as bcache's "
                    "sequential_cutoff (the engine's default is 4M; default here 0: never, so that "
-                   "the cache is measured; the model does not predict the bypass)");
+                   "the cache is measured; the model reads the bypass through the home device's "
+                   "readahead, and does not predict bypassed writes)");
     app.add_option("--cache-size", cache_size_text,
                    "cache size, or a share of the home file such as 25% (default: twice it)");
     app.add_option("--policy", policy, "eviction policy (default ws)");
@@ -352,7 +252,7 @@ int main(int argc, char** argv) {
         out["line_size"] = line_size;
         out["policy"] = policy;
         out["io_run"] = config.io_run_bytes;
-        const auto model = model_json(workload, config, home, node_file);
+        const auto model = bench::model_json(workload, config, home, node_file);
         if (!model) return exit_bad_input;
         out["model"] = *model;
         // The model starts each run on an idle home device. Behind a throttle with slices, a run
@@ -406,30 +306,7 @@ int main(int argc, char** argv) {
                        workload.ops.size(), workload.reads, workload.writes,
                        iosig::format_size(workload.file_size), iosig::format_size(cache_size),
                        iosig::format_size(line_size), policy);
-            if (out["measured"].contains("direct_seconds"))
-                fmt::print("  direct on the home mount: {:.3f} s\n",
-                           out["measured"]["direct_seconds"].get<double>());
-            if (out["measured"].contains("tier_seconds"))
-                fmt::print("  through the tier:         {:.3f} s\n",
-                           out["measured"]["tier_seconds"].get<double>());
-            if (out["measured"].contains("speedup")) {
-                // Two decimals below 1x, so that a slowdown does not print as 0.0x.
-                const double speedup = out["measured"]["speedup"].get<double>();
-                fmt::print("  speedup:                  {:.{}f}x\n", speedup, speedup < 1 ? 2 : 1);
-            }
-            if (out["model"].contains("tier_seconds"))
-                fmt::print(
-                    "  model:                    {:.3f} s (Eqs. 1-4 {:.3f} s: hits {:.3f} s, "
-                    "misses {:.3f} s; flusher {:.3f} s), direct {:.3f} s\n",
-                    out["model"]["tier_seconds"].get<double>(),
-                    out["model"]["queueing_seconds"].get<double>(),
-                    out["model"]["hit_seconds"].get<double>(),
-                    out["model"]["miss_seconds"].get<double>(),
-                    out["model"]["flusher_seconds"].get<double>(),
-                    out["model"]["direct_seconds"].get<double>());
-            if (out.contains("model_error"))
-                fmt::print("  model error:              {:+.1f} %\n",
-                           100 * out["model_error"].get<double>());
+            bench::print_report(out);
         }
         return exit_ok;
     } catch (const std::invalid_argument& e) {

@@ -91,6 +91,13 @@ nlohmann::json to_json(const SimResult& r) {
                          {"wasted", r.prefetches_wasted},
                          {"accuracy", r.prefetch_accuracy()}};
     }
+    if (r.bypassed_references > 0 || r.bypass_reads.ios > 0) {
+        j["bypass"] = {{"references", r.bypassed_references},
+                       {"bytes", r.bypassed_bytes},
+                       {"write_bytes", r.bypassed_write_bytes},
+                       {"home_reads", r.bypass_reads.ios},
+                       {"home_read_bytes", r.bypass_reads.bytes}};
+    }
     if (r.learner) {
         nlohmann::json probability, mispredictions;
         for (int e = 0; e < expert_count; ++e) {
@@ -117,6 +124,11 @@ void print_table(const std::string& source, const std::vector<SimResult>& result
         fmt::print("{:<8} {:>10} {:>11} {:>10} {:>8.3f} {:>10.3f} {:>9} {:>10.1f}\n", r.policy,
                    iosig::format_size(r.cache_size), r.references, r.misses, 100 * r.miss_ratio(),
                    100 * r.byte_miss_ratio(), prefetch, r.references_per_second() / 1e6);
+        if (r.bypassed_references > 0)
+            fmt::print("  {} references ({}) bypassed the cache, neither hits nor misses; their "
+                       "reads took {} home reads of {} through the page cache\n",
+                       r.bypassed_references, iosig::format_size(r.bypassed_bytes),
+                       r.bypass_reads.ios, iosig::format_size(r.bypass_reads.bytes));
     }
 }
 
@@ -127,7 +139,8 @@ int main(int argc, char** argv) {
         "Replay a block or object trace through a simulated two-tier cache (docs/tier.md)."};
     std::string trace_file, format_text, csv_columns_text, synthetic,
         policies = "lru", cache_sizes, line_size_text = "4K", mode_text, prefetch,
-        prefetch_buffer_text, write_trace, id_unit_text;
+        prefetch_buffer_text, write_trace, id_unit_text, sequential_cutoff_text = "0",
+        readahead_text;
     std::uint64_t seed = 42, synthetic_requests = 0;
     std::uint64_t hindsight_window = 1000;
     unsigned prefetch_window = PrefetchConfig{}.max_depth;
@@ -167,6 +180,13 @@ int main(int argc, char** argv) {
     tools::add_prefetch_options(app, prefetch, prefetch_window);
     app.add_option("--prefetch-buffer", prefetch_buffer_text,
                    "prefetch buffer size (default: cache size / 32)");
+    app.add_option("--sequential-cutoff", sequential_cutoff_text,
+                   "block mode: a sequential stream longer than this bypasses the cache, as the "
+                   "engine's sequential_cutoff (default 0: never); --json reports the bypass");
+    app.add_option("--readahead", readahead_text,
+                   "the home device's readahead window for the bypass's reads, e.g. 2560K "
+                   "(default 128K)")
+        ->needs(app.get_option("--sequential-cutoff"));
     app.add_option("--seed", seed, "seed of Random, LeCaR and synthetic traces (default 42)");
     app.add_flag("--json", json, "print JSON instead of a table");
     app.add_flag("--hindsight", hindsight,
@@ -233,6 +253,9 @@ int main(int argc, char** argv) {
         if (!prefetch.empty()) make_prefetcher(prefetch);
         if (!prefetch_buffer_text.empty())
             base.prefetch_buffer = size_or_throw(prefetch_buffer_text, "--prefetch-buffer");
+        base.sequential_cutoff = size_or_throw(sequential_cutoff_text, "--sequential-cutoff");
+        if (!readahead_text.empty())
+            base.readahead.window_bytes = size_or_throw(readahead_text, "--readahead");
         base.policy_config = learner;
         base.policy_config.seed = seed;
         const auto policy_list = split_list(policies);

@@ -14,6 +14,7 @@
 
 #include "iosig/tier/policy.hpp"
 #include "iosig/tier/prefetch.hpp"
+#include "iosig/tier/readahead_model.hpp"
 #include "iosig/tier/trace.hpp"
 
 #include <cstdint>
@@ -42,6 +43,15 @@ struct SimConfig {
     // As the engine (TierConfig::io_run_bytes): a read miss fetches with it the lines after it in
     // the same request that the cache does not hold, in one IO of up to this many bytes.
     std::uint64_t io_run_bytes = default_io_run_bytes;
+    // Block mode, as the engine (TierConfig::sequential_cutoff): a request that makes the trace's
+    // sequential stream (the trace is one handle's requests) longer than this many bytes bypasses
+    // the cache. Its lines the main cache holds are hits; the others are neither hits nor misses:
+    // they are read or written through the home file's page cache (readahead_model.hpp) and not
+    // inserted. 0: never.
+    std::uint64_t sequential_cutoff = 0;
+    ReadaheadConfig readahead; // the home device's, for the bypass's reads
+    // The home file's size, which readahead does not pass; 0: the end of the trace's last byte.
+    std::uint64_t home_file_size = 0;
 };
 
 struct SimResult {
@@ -71,7 +81,15 @@ struct SimResult {
     std::uint64_t prefetch_reads = 0;
     std::uint64_t prefetch_hits = 0;     // references served by the prefetch buffer
     std::uint64_t prefetches_wasted = 0; // left the buffer unused
-    double seconds = 0;                  // simulation loop only
+    // SimConfig::sequential_cutoff: lines that went past the cache, their requested bytes (and
+    // those of writes among them), and the home device's reads for them through the page cache.
+    std::uint64_t bypassed_references = 0;
+    std::uint64_t bypassed_bytes = 0, bypassed_write_bytes = 0;
+    HomeReads bypass_reads;
+    // ... per trace request, with fills_per_request.
+    std::vector<std::uint32_t> request_bypass_ios;
+    std::vector<std::uint64_t> request_bypass_bytes;
+    double seconds = 0; // simulation loop only
     std::optional<LearnerState> learner;
 
     double miss_ratio() const { return references ? double(misses) / double(references) : 0; }

@@ -1,0 +1,175 @@
+// iosig-tierbench's model of a run and its text report (tierbench_model.hpp).
+#include "tierbench_model.hpp"
+
+#include "iosig/node_yaml.hpp"
+#include "iosig/tier/queueing.hpp"
+#include "iosig/tier/readahead_model.hpp"
+#include "iosig/tier/simulator.hpp"
+#include "iosig/tier/throttle_slices.hpp"
+#include "iosig/tier/tier_prediction.hpp"
+#include "iosig/units.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fmt/format.h>
+#include <numeric>
+
+namespace iosig::tier::bench {
+
+std::optional<nlohmann::json> model_json(const Workload& workload, const TierConfig& config,
+                                         const std::filesystem::path& home,
+                                         const std::string& node_file) {
+    const Trace trace = workload.as_trace();
+    SimConfig sim;
+    sim.policy = config.policy;
+    sim.cache_size = config.cache_size;
+    sim.line_size = config.line_size;
+    sim.prefetch = config.prefetch;
+    if (!config.prefetch.empty()) {
+        // The engine's prefetch buffer is memory beside the cache, where the simulator carves its
+        // buffer out of the cache size: give the simulator both.
+        sim.prefetch_buffer = prefetch_buffer_lines(config) * config.line_size;
+        sim.cache_size += sim.prefetch_buffer;
+        sim.prefetch_limit = workload.file_size;
+    }
+    sim.fills_per_request = true;
+    sim.io_run_bytes = config.io_run_bytes;
+    // The bypass reads through the home file's page cache, ahead as far as the home device's queue
+    // says (the kernel's default window where it is on no block device).
+    std::optional<DeviceReadahead> readahead;
+    if (config.sequential_cutoff > 0) {
+        sim.sequential_cutoff = config.sequential_cutoff;
+        sim.home_file_size = workload.file_size;
+        readahead = readahead_of(home.parent_path());
+        if (readahead) sim.readahead = readahead->config;
+    }
+    const SimResult predicted = simulate(trace, sim);
+    // Tier 2 reads: demand fills (reads, and writes to part of a line) and every line the
+    // prefetcher fetched, used or not.
+    const std::uint64_t fills = predicted.read_misses + predicted.partial_write_misses;
+    nlohmann::json model{
+        {"misses", predicted.misses},
+        {"fills", fills},
+        {"fill_reads", std::accumulate(predicted.request_fill_reads.begin(),
+                                       predicted.request_fill_reads.end(), std::uint64_t{0})},
+        {"prefetches", predicted.prefetches_issued},
+        {"prefetch_reads", predicted.prefetch_reads}};
+    if (config.sequential_cutoff > 0) {
+        model["bypassed_bytes"] = predicted.bypassed_bytes;
+        model["bypass_reads"] = predicted.bypass_reads.ios;
+        model["bypass_read_bytes"] = predicted.bypass_reads.bytes;
+        model["readahead"] = {
+            {"window", sim.readahead.window_bytes},
+            {"max_io", sim.readahead.max_io_bytes},
+            {"from", readahead ? readahead->source
+                               : fmt::format("the kernel's default ({} is on no block device)",
+                                             home.parent_path().string())}};
+    }
+    if (node_file.empty()) return model;
+    const auto loaded = iosig::load_node_files({node_file});
+    if (!loaded.ok()) {
+        for (const auto& d : loaded.diagnostics)
+            fmt::print(stderr, "iosig-tierbench: {}\n", d.format());
+        return std::nullopt;
+    }
+    const bool random = !workload.sequential;
+    const TierRates rates = tier_rates(*loaded.node, config.cache_file.parent_path(),
+                                       home.parent_path(), config.line_size, random);
+    WritebackModelConfig writeback;
+    writeback.line_size = config.line_size;
+    writeback.max_dirty_lines =
+        config.max_dirty_lines
+            ? config.max_dirty_lines
+            : std::max<std::uint64_t>(1, config.cache_size / config.line_size / 4);
+    writeback.writeback_delay = config.writeback_delay;
+    writeback.queue_depth = config.queue_depth;
+    writeback.io_run_bytes = config.io_run_bytes;
+    const TierPrediction p = predict_tier_time(
+        trace, fills + predicted.prefetches_issued, rates, writeback, &predicted.request_fills,
+        &predicted.request_fill_reads, predicted.prefetch_reads,
+        config.sequential_cutoff > 0
+            ? BypassReads{&predicted.request_bypass_ios, &predicted.request_bypass_bytes}
+            : BypassReads{});
+    const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
+    const iosig::Device* slow_device = loaded.node->find_device(slow->device);
+    // Each request in whole 4 KiB blocks, as run_direct issues it, one after another, from an idle
+    // device: in throttle slices when it has them (each direction's own, or one for both).
+    double direct_reads = 0, direct_writes = 0;
+    for (const Op& op : workload.ops)
+        (op.write ? direct_writes : direct_reads) +=
+            1 / service_rate(*slow_device, op.block_bytes(), !op.write, random);
+    const auto sliced = [&rates](double work) {
+        return ThrottleSlices::from_idle(work, rates.tier2_throttle_slice);
+    };
+    const double direct = rates.tier2_independent_read_write
+                              ? sliced(direct_reads) + sliced(direct_writes)
+                              : sliced(direct_reads + direct_writes);
+    model["writebacks"] = p.writeback.writebacks;
+    model["writeback_writes"] = p.writeback.writes;
+    model["home_syncs"] = p.writeback.syncs;
+    model["writer_wait_seconds"] = p.writeback.writer_wait;
+    model["flusher_seconds"] = p.writeback.seconds;
+    model["writeback_share"] = p.writeback_share;
+    model["rates"] = {{"tier1_read", rates.tier1_read},
+                      {"tier1_write", rates.tier1_write},
+                      {"tier2_read", rates.tier2_read},
+                      {"tier2_write", rates.tier2_write},
+                      {"tier2_independent_read_write", rates.tier2_independent_read_write},
+                      {"tier2_throttle_slice", rates.tier2_throttle_slice}};
+    // The later of Eqs. 1-4 and the flusher's replay (tier_prediction.hpp).
+    model["queueing_seconds"] = p.queueing.seconds;
+    model["tier_seconds"] = p.seconds;
+    model["hit_seconds"] = p.queueing.hit[0];
+    model["miss_seconds"] = p.queueing.miss[0];
+    model["direct_seconds"] = direct;
+    if (config.sequential_cutoff > 0) model["bypass_seconds"] = p.bypass_seconds;
+    if (predicted.bypassed_write_bytes > 0) {
+        // They sit in the page cache until the kernel writes them back, on its own schedule.
+        model.erase("tier_seconds");
+        model["not_modelled"] = "the sequential bypass's writes (--sequential-cutoff): the kernel "
+                                "writes them back from the page cache on its own schedule";
+    }
+    return model;
+}
+
+void print_report(const nlohmann::json& out) {
+    static const nlohmann::json none = nlohmann::json::object();
+    const auto part = [&](const char* name) -> const nlohmann::json& {
+        return out.contains(name) && out[name].is_object() ? out[name] : none;
+    };
+    const nlohmann::json& measured = part("measured");
+    const nlohmann::json& model = part("model");
+    if (measured.contains("direct_seconds"))
+        fmt::print("  direct on the home mount: {:.3f} s\n",
+                   measured["direct_seconds"].get<double>());
+    if (measured.contains("tier_seconds"))
+        fmt::print("  through the tier:         {:.3f} s\n",
+                   measured["tier_seconds"].get<double>());
+    if (measured.contains("speedup")) {
+        // Two decimals below 1x, so that a slowdown does not print as 0.0x.
+        const double speedup = measured["speedup"].get<double>();
+        fmt::print("  speedup:                  {:.{}f}x\n", speedup, speedup < 1 ? 2 : 1);
+    }
+    if (model.contains("tier_seconds"))
+        fmt::print("  model:                    {:.3f} s (Eqs. 1-4 {:.3f} s: hits {:.3f} s, "
+                   "misses {:.3f} s; flusher {:.3f} s), direct {:.3f} s\n",
+                   model["tier_seconds"].get<double>(), model["queueing_seconds"].get<double>(),
+                   model["hit_seconds"].get<double>(), model["miss_seconds"].get<double>(),
+                   model["flusher_seconds"].get<double>(), model["direct_seconds"].get<double>());
+    if (out.contains("model_error"))
+        fmt::print("  model error:              {:+.1f} %\n",
+                   100 * out["model_error"].get<double>());
+    if (model.contains("bypass_seconds") && model["bypassed_bytes"].get<std::uint64_t>() > 0)
+        fmt::print("  bypass (model):           {} past the cache; {} home reads of {} through the "
+                   "page cache (readahead {} from {}): {:.3f} s\n",
+                   iosig::format_size(model["bypassed_bytes"].get<std::uint64_t>()),
+                   model["bypass_reads"].get<std::uint64_t>(),
+                   iosig::format_size(model["bypass_read_bytes"].get<std::uint64_t>()),
+                   iosig::format_size(model["readahead"]["window"].get<std::uint64_t>()),
+                   model["readahead"]["from"].get<std::string>(),
+                   model["bypass_seconds"].get<double>());
+    if (model.contains("not_modelled"))
+        fmt::print("  not modelled:             {}\n", model["not_modelled"].get<std::string>());
+}
+
+} // namespace iosig::tier::bench
