@@ -118,7 +118,7 @@ HomeReads PageCacheModel::read(std::uint64_t offset, std::uint64_t bytes) {
             continue;
         }
         if (!cached_.contains(page)) sync_readahead(page, last - page, reads);
-        if (marker_ && *marker_ == page) async_readahead(reads);
+        if (markers_.erase(page)) async_readahead(page, last - page, reads);
     }
     // The kernel keeps the byte position the read ended at (file_ra_state::prev_pos).
     prev_end_ = end;
@@ -160,9 +160,8 @@ void PageCacheModel::sync_readahead(std::uint64_t index, std::uint64_t request_p
     issue(window_.start, window_.size, window_.async_size, reads);
 }
 
-void PageCacheModel::async_readahead(HomeReads& reads) {
-    const std::uint64_t index = *marker_;
-    marker_.reset();
+void PageCacheModel::async_readahead(std::uint64_t index, std::uint64_t request_pages,
+                                     HomeReads& reads) {
     if (index == window_.start + window_.size - window_.async_size) {
         // The expected marker: the stream goes on, and the window grows.
         window_.start += window_.size;
@@ -172,7 +171,7 @@ void PageCacheModel::async_readahead(HomeReads& reads) {
         const std::uint64_t next_miss = index + 1 + cached_.run_from(index + 1, max_pages_);
         if (next_miss >= file_pages_ || next_miss - index > max_pages_) return;
         window_.start = next_miss;
-        window_.size = next_window(next_miss - index + 1, max_pages_);
+        window_.size = next_window(next_miss - index + request_pages, max_pages_);
     }
     window_.async_size = window_.size;
     issue(window_.start, window_.size, window_.async_size, reads);
@@ -194,7 +193,7 @@ void PageCacheModel::issue(std::uint64_t start, std::uint64_t pages, std::uint64
         reads.ios += (run + io_pages_ - 1) / io_pages_;
         reads.bytes += run * config_.page_bytes;
         cached_.insert(page, run_end);
-        if (mark >= page && mark < run_end) marker_ = mark; // only a page read now is marked
+        if (mark >= page && mark < run_end) markers_.insert(mark); // only a page read now
         page = run_end;
     }
 }

@@ -121,6 +121,28 @@ TEST(Readahead, NoReadaheadReadsEachMissingPageAlone) {
     EXPECT_EQ(sum.bytes, 1 * MiB);
 }
 
+// Two streams in one file take turns: the file's readahead state follows the stream that opened a
+// window last, so the other stream's marker comes out of sync (each window keeps its marker, as the
+// kernel's PG_readahead flags). Its window is rebuilt from the cached run after the marker and it
+// keeps reading ahead: every page of both streams read once, in far fewer IOs than pages.
+TEST(Readahead, InterleavedStreamsKeepReadingAhead) {
+    PageCacheModel cache(lab_hdd(), 64 * MiB);
+    HomeReads sum;
+    for (std::uint64_t i = 0; i < 2048; ++i)
+        for (const std::uint64_t base : {std::uint64_t{0}, 32 * MiB}) {
+            const HomeReads r = cache.read(base + i * page, page);
+            sum.ios += r.ios;
+            sum.bytes += r.bytes;
+        }
+    EXPECT_GE(sum.bytes, 2 * 2048 * page);
+    // Each stream is inside one window, and the next is read once it entered it: two ahead at most.
+    EXPECT_LE(sum.bytes, 2 * 2048 * page + 4 * (2560 << 10)) << "at most two windows ahead each";
+    EXPECT_LT(sum.ios, 2 * 2048 / 16) << sum.ios << " IOs";
+    for (const std::uint64_t base : {std::uint64_t{0}, 32 * MiB})
+        for (std::uint64_t i = 0; i < 2048; ++i)
+            ASSERT_TRUE(cache.cached(base / page + i)) << "page " << i << " after " << base;
+}
+
 TEST(Readahead, ABadConfigurationIsRefused) {
     ReadaheadConfig c;
     c.max_io_bytes = 512;

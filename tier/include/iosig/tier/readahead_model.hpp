@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 namespace iosig::tier {
 
@@ -86,7 +87,7 @@ private:
         std::uint64_t start = 0, size = 0, async_size = 0;
     };
     void sync_readahead(std::uint64_t index, std::uint64_t request_pages, HomeReads& reads);
-    void async_readahead(HomeReads& reads);
+    void async_readahead(std::uint64_t index, std::uint64_t request_pages, HomeReads& reads);
     // Reads the uncached pages of [start, start + pages) (clipped at the end), in IOs of at most
     // max_io pages, and marks the page `async_size` pages before the end for the next window.
     void issue(std::uint64_t start, std::uint64_t pages, std::uint64_t async_size,
@@ -98,8 +99,10 @@ private:
     std::uint64_t max_pages_, io_pages_, file_pages_;
     CachedPages cached_;
     Window window_;
-    std::optional<std::uint64_t> marker_;   // the page whose read starts the next window
-    std::optional<std::uint64_t> prev_end_; // the page after the previous read
+    // Pages whose read starts the next window (the kernel's PG_readahead flags): one per window,
+    // and a stream that stops leaves its marker behind.
+    std::unordered_set<std::uint64_t> markers_;
+    std::optional<std::uint64_t> prev_end_; // the byte the previous read ended at (prev_pos)
 };
 
 } // namespace iosig::tier
