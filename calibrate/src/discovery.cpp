@@ -133,6 +133,8 @@ std::string DeviceResolver::add_block(const BlockDevice& d, int depth) {
     m.numa_node = d.numa_node;
     m.logical_block_size = d.logical_block_size;
     m.physical_block_size = d.physical_block_size;
+    m.read_ahead = d.read_ahead;
+    m.max_io = d.max_io;
     m.kind = std::string(to_string(d.kind));
     m.media = media_of_disk(d);
     if (depth >= max_device_depth) {

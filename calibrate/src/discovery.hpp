@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,8 @@ struct DeviceModel {
     int numa_node = -1;
     unsigned logical_block_size = 0;
     unsigned physical_block_size = 0;
+    std::optional<std::uint64_t> read_ahead; // bytes (BlockDevice::read_ahead)
+    std::optional<std::uint64_t> max_io;     // bytes (BlockDevice::max_io)
     std::string note;
     DeviceThrottle throttle; // set for the devices of calibrated mounts (device_throttle)
 };

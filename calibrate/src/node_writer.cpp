@@ -293,6 +293,12 @@ NodeDocument build_node_document(const Calibration& cal) {
                 b.set(perf, pp, "throttle_slice", fmt::format("{:g}ms", d.throttle.slice * 1000),
                       detected,
                       "blk-throttle limit in this process's cgroup; " + d.throttle.reason);
+            // What reads through the page cache cost it (the tier's sequential bypass).
+            if (d.read_ahead)
+                b.set(perf, pp, "read_ahead", format_size(*d.read_ahead), detected,
+                      "queue/read_ahead_kb");
+            if (d.max_io)
+                b.set(perf, pp, "max_io", format_size(*d.max_io), detected, "queue/max_sectors_kb");
             dev["performance"] = perf;
         }
 

@@ -118,6 +118,10 @@ std::optional<BlockDevice> Sysfs::from_directory(const fs::path& dir) const {
         read_number<unsigned>(disk / "queue" / "logical_block_size").value_or(512);
     d.physical_block_size = read_number<unsigned>(disk / "queue" / "physical_block_size")
                                 .value_or(d.logical_block_size);
+    if (auto kib = read_number<std::uint64_t>(disk / "queue" / "read_ahead_kb"))
+        d.read_ahead = *kib << 10;
+    if (auto kib = read_number<std::uint64_t>(disk / "queue" / "max_sectors_kb"))
+        d.max_io = *kib << 10;
     d.capacity =
         read_number<std::uint64_t>(dir / "size").value_or(0) * 512; // always 512-byte sectors
     d.model = read_line(disk / "device" / "model").value_or("");

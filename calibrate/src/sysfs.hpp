@@ -27,6 +27,9 @@ struct BlockDevice {
     std::optional<unsigned> throttle_sample_time_ms;
     unsigned logical_block_size = 512;
     unsigned physical_block_size = 512;
+    // queue/read_ahead_kb and queue/max_sectors_kb, in bytes (a partition's are its disk's).
+    std::optional<std::uint64_t> read_ahead;
+    std::optional<std::uint64_t> max_io;
     std::uint64_t capacity = 0; // bytes
     std::string model;          // empty when the device does not say
     int numa_node = -1;         // -1: unknown / no NUMA

@@ -60,6 +60,8 @@ TEST_F(FakeSysfs, PartitionBelongsToItsDisk) {
     const fs::path sda = add("sda", 8, 0, 2000, true);
     write(sda / "device" / "model", "WDC WD40EFRX");
     write(sda / "device" / "numa_node", "1");
+    write(sda / "queue" / "read_ahead_kb", "2560");
+    write(sda / "queue" / "max_sectors_kb", "1280");
     write(add("sda/sda1", 8, 1, 1000) / "partition", "1");
     Sysfs sysfs(root_);
     std::vector<MountEntry> mounts = {entry("/data", "ext4", 8, 1, "/dev/sda1")};
@@ -77,6 +79,8 @@ TEST_F(FakeSysfs, PartitionBelongsToItsDisk) {
     EXPECT_EQ(r.numa_node_of("sda1"), 1);
     EXPECT_EQ(part.logical_block_size, 512u); // queue limits come from the disk
     EXPECT_EQ(part.physical_block_size, 4096u);
+    EXPECT_EQ(part.read_ahead, 2560u << 10); // and so does its readahead
+    EXPECT_EQ(part.max_io, 1280u << 10);
 }
 
 TEST_F(FakeSysfs, LoopDeviceIsAPartitionOfTheDeviceHoldingItsBackingFile) {

@@ -236,6 +236,26 @@ TEST(NodeWriter, AThrottledDeviceGetsItsSliceTaggedDetected) {
     EXPECT_DOUBLE_EQ(r.node->find_device("ram-dev-shm")->performance.throttle_slice, 0);
 }
 
+// A measured device's queue readahead and largest IO go into its performance map, tagged
+// !detected, for the tier's model of reads through the page cache; without them, no keys.
+TEST(NodeWriter, AMeasuredDeviceGetsItsReadaheadTaggedDetected) {
+    const std::string plain = emit_yaml(build_node_document(sample_calibration()));
+    EXPECT_EQ(plain.find("read_ahead"), std::string::npos) << plain;
+    Calibration c = sample_calibration();
+    c.discovery.devices.at("vda").read_ahead = std::uint64_t(2560) << 10;
+    c.discovery.devices.at("vda").max_io = std::uint64_t(1280) << 10;
+    const std::string yaml = emit_yaml(build_node_document(c));
+    EXPECT_NE(yaml.find("read_ahead: !detected 2560K  # queue/read_ahead_kb"), std::string::npos)
+        << yaml;
+    EXPECT_NE(yaml.find("max_io: !detected 1280K  # queue/max_sectors_kb"), std::string::npos)
+        << yaml;
+    const NodeLoadResult r = load_node_text(yaml, "calibrated.yaml");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.node->find_device("vda")->performance.read_ahead, std::uint64_t(2560) << 10);
+    EXPECT_EQ(r.node->find_device("vda")->performance.max_io, std::uint64_t(1280) << 10);
+    EXPECT_EQ(r.node->provenance.at("devices.vda.performance.read_ahead"), Provenance::detected);
+}
+
 class Overrides : public ::testing::Test {
 protected:
     void TearDown() override { fs::remove(file_); }

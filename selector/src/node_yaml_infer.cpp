@@ -96,6 +96,10 @@ private:
         fill_if_known(perf + "max_iops", p.max_iops, o.max_iops, Provenance::derived);
         fill_if_known(perf + "throttle_slice", p.throttle_slice, o.throttle_slice,
                       Provenance::derived);
+        // A partition reads through its disk's queue.
+        if (o.read_ahead)
+            fill(perf + "read_ahead", p.read_ahead, o.read_ahead, Provenance::derived);
+        if (o.max_io) fill(perf + "max_io", p.max_io, o.max_io, Provenance::derived);
         if (o.independent_read_write)
             fill(perf + "independent_read_write", p.independent_read_write, true,
                  Provenance::derived);

@@ -49,6 +49,8 @@ void read_performance(Section s, Performance& p) {
     s.number("max_iops", p.max_iops);
     s.flag("independent_read_write", p.independent_read_write);
     s.duration("throttle_slice", p.throttle_slice, DurationRule::non_negative);
+    s.size("read_ahead", p.read_ahead, SizeRule::any);
+    s.size("max_io", p.max_io, SizeRule::positive);
 }
 
 void read_reliability(Section s, ReliabilityFigures& r) {
@@ -77,11 +79,11 @@ Device read_device(const TreeEntry& entry, ReadContext& context) {
     s.text("dev_path", device.dev_path);
     s.flag("rotational", device.rotational);
     s.size("capacity", device.capacity, SizeRule::positive);
-    read_performance(
-        s.section("performance",
-                  {"seq_read_bw", "seq_write_bw", "rand_read_bw", "rand_write_bw", "op_latency",
-                   "seek_latency", "max_iops", "independent_read_write", "throttle_slice"}),
-        device.performance);
+    read_performance(s.section("performance",
+                               {"seq_read_bw", "seq_write_bw", "rand_read_bw", "rand_write_bw",
+                                "op_latency", "seek_latency", "max_iops", "independent_read_write",
+                                "throttle_slice", "read_ahead", "max_io"}),
+                     device.performance);
     read_reliability(s.section("reliability", {"mttf", "ber", "mttr"}), device.reliability);
     s.yaml_text("calibration", device.calibration_yaml);
     s.enumeration("scheme", device.scheme, scheme_names());

@@ -149,6 +149,8 @@ private:
         positive("max_iops", perf.max_iops, number_text);
         if (perf.independent_read_write) scalar(p, "independent_read_write", "true");
         positive("throttle_slice", perf.throttle_slice, format_duration);
+        optional_size(p, "read_ahead", perf.read_ahead);
+        optional_size(p, "max_io", perf.max_io);
         out_ << YAML::EndMap;
     }
 

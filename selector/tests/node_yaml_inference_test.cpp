@@ -68,7 +68,7 @@ devices:
     rotational: true
     capacity: 100G
     performance: {seq_read_bw: 100M/s, seq_write_bw: 90M/s, seek_latency: 8ms, max_iops: 200,
-                  throttle_slice: 50ms}
+                  throttle_slice: 50ms, read_ahead: 512K, max_io: 1M}
     reliability: {mttf: 5y, ber: 1e-14, mttr: 2d}
   d1p1: {owner: d1, capacity: 40G}
   d1p2: {owner: d1, performance: {seq_write_bw: 50M/s}, reliability: {mttf: 1y}}
@@ -81,6 +81,9 @@ devices:
     EXPECT_DOUBLE_EQ(p1.performance.seek_latency, 8e-3);
     EXPECT_DOUBLE_EQ(p1.performance.max_iops, 200);
     EXPECT_DOUBLE_EQ(p1.performance.throttle_slice, 0.05); // the same throttle
+    EXPECT_EQ(p1.performance.read_ahead, 512u << 10);      // and the same queue
+    EXPECT_EQ(p1.performance.max_io, 1u << 20);
+    EXPECT_EQ(node.provenance.at("devices.d1p1.performance.read_ahead"), Provenance::derived);
     EXPECT_DOUBLE_EQ(*p1.reliability.ber, 1e-14);
     EXPECT_EQ(node.provenance.at("devices.d1p1.performance.seq_read_bw"), Provenance::derived);
     const Device& p2 = device(node, "d1p2");

@@ -68,7 +68,7 @@ devices:
     rotational: true
     capacity: 8T
     performance: {seq_read_bw: 210M/s, seq_write_bw: 200M/s, op_latency: 4ms, seek_latency: 8.5ms, max_iops: 180,
-                  independent_read_write: true, throttle_slice: 100ms}
+                  independent_read_write: true, throttle_slice: 100ms, read_ahead: 2560K, max_io: 1280K}
     reliability: {mttf: 5y, mttr: 36h}
   hdd0p1: {owner: hdd0, capacity: 2T, dev_path: /dev/sdb1}
 mounts:
@@ -138,6 +138,8 @@ TEST(NodeYamlRoundTrip, UsesUnitsWhereExactAndPlainNumbersOtherwise) {
     EXPECT_THAT(text, HasSubstr("op_latency: 5us\n"));
     EXPECT_THAT(text, HasSubstr("seek_latency: 8.5ms\n"));
     EXPECT_THAT(text, HasSubstr("throttle_slice: 0.1s\n"));
+    EXPECT_THAT(text, HasSubstr("read_ahead: 2560K\n"));
+    EXPECT_THAT(text, HasSubstr("max_io: 1280K\n"));
     EXPECT_THAT(text, HasSubstr("ber: 1e-6\n"));
     EXPECT_THAT(text, HasSubstr("free: 1280G\n"));
     EXPECT_THAT(text, HasSubstr("capacity: 100T\n"));
@@ -174,7 +176,7 @@ TEST(NodeYamlRoundTrip, AHandBuiltCompleteNodeRoundTripsExactly) {
     d.name = "nv";
     d.media = MediaKind::nvram;
     d.capacity = 3 * 1000 * 1000 * 1000ull + 7;
-    d.performance = {1.5e9, 1.25e9, 1e9, 0.75e9, 2e-6, 0, 5e5};
+    d.performance = {1.5e9, 1.25e9, 1e9, 0.75e9, 2e-6, 0, 5e5, false, 0, 0, 4096 * 5 + 1};
     d.reliability = {7 * seconds_per_year, 1e-17, 3600};
     Mount& m = node.mounts.emplace_back();
     m.path = "/pmem";

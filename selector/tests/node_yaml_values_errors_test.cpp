@@ -170,6 +170,12 @@ TEST(NodeYamlUnitErrors, NegativeValues) {
     EXPECT_EQ(only_error("devices:\n  d: {media: hdd, performance: {throttle_slice: -100ms}}\n"),
               "node.yaml:2:49: error: 'throttle_slice' of 'performance' of device 'd' must not be "
               "negative, got '-100ms'");
+    EXPECT_EQ(only_error("devices:\n  d: {media: hdd, performance: {max_io: 0}}\n"),
+              "node.yaml:2:41: error: 'max_io' of 'performance' of device 'd' must be greater "
+              "than 0");
+    EXPECT_EQ(only_error("devices:\n  d: {media: hdd, performance: {read_ahead: lots}}\n"),
+              "node.yaml:2:45: error: 'read_ahead' of 'performance' of device 'd' must be a size "
+              "such as 4K or 256G: expected a size starting with a number, got 'lots'");
 }
 
 TEST(NodeYamlTypeErrors, ListsAndMapsWhereAValueBelongs) {

@@ -217,8 +217,10 @@ TEST(Lab, ABypassedScanReadsThroughTheKernelsReadaheadAsTheModelSays) {
     EXPECT_EQ(stats["fills"].get<int>(), 256) << "the first MiB went through the cache";
     EXPECT_EQ(model["fill_reads"], stats["fill_reads"]);
     // 3,840 pages: measured 18 reads, the model 17 (the lab's loop device reads ahead 2,560 KiB
-    // in IOs of 1,280 KiB; 128 KiB, a common default, would make 120 or so); through O_DIRECT
-    // (before) a read per page and 20.4 s.
+    // in IOs of 1,280 KiB, as lab.yaml records; 128 KiB, a common default, would make 124);
+    // through O_DIRECT (before) a read per page and 20.4 s.
+    EXPECT_NE(model["readahead"]["from"].get<std::string>().find("node YAML"), std::string::npos)
+        << "lab.yaml gives the hdd's readahead: " << model["readahead"].dump();
     EXPECT_LT(bypass_reads, 3840 / 8) << "readahead: 8 pages or more per read of the hdd";
     EXPECT_LE(std::abs(bypass_reads - model["bypass_reads"].get<long long>()),
               std::max(3ll, bypass_reads / 5))

@@ -16,9 +16,43 @@
 
 namespace iosig::tier::bench {
 
+namespace {
+
+// The readahead the bypass's reads get: the home device's in the node YAML; else that of the
+// device the home directory is on, from sysfs; else the kernel's default. `from` says which.
+ReadaheadConfig bypass_readahead(const iosig::Node* node, const std::filesystem::path& home_dir,
+                                 std::string& from) {
+    ReadaheadConfig config;
+    const std::optional<DeviceReadahead> local = readahead_of(home_dir);
+    if (local) config = local->config;
+    const iosig::Mount* mount = node ? mount_holding(*node, home_dir) : nullptr;
+    const iosig::Device* device = mount ? node->find_device(mount->device) : nullptr;
+    if (device && device->performance.read_ahead) {
+        config.window_bytes = *device->performance.read_ahead;
+        if (device->performance.max_io) config.max_io_bytes = *device->performance.max_io;
+        from = fmt::format("devices.{}.performance.read_ahead of the node YAML", device->name);
+    } else if (local) {
+        from = local->source;
+    } else {
+        from = fmt::format("the kernel's default ({} is on no block device)", home_dir.string());
+    }
+    return config;
+}
+
+} // namespace
+
 std::optional<nlohmann::json> model_json(const Workload& workload, const TierConfig& config,
                                          const std::filesystem::path& home,
                                          const std::string& node_file) {
+    std::optional<iosig::NodeLoadResult> loaded;
+    if (!node_file.empty()) {
+        loaded = iosig::load_node_files({node_file});
+        if (!loaded->ok()) {
+            for (const auto& d : loaded->diagnostics)
+                fmt::print(stderr, "iosig-tierbench: {}\n", d.format());
+            return std::nullopt;
+        }
+    }
     const Trace trace = workload.as_trace();
     SimConfig sim;
     sim.policy = config.policy;
@@ -34,14 +68,13 @@ std::optional<nlohmann::json> model_json(const Workload& workload, const TierCon
     }
     sim.fills_per_request = true;
     sim.io_run_bytes = config.io_run_bytes;
-    // The bypass reads through the home file's page cache, ahead as far as the home device's queue
-    // says (the kernel's default window where it is on no block device).
-    std::optional<DeviceReadahead> readahead;
+    // The bypass reads through the home file's page cache, ahead as far as the home device's queue.
+    std::string readahead_from;
     if (config.sequential_cutoff > 0) {
         sim.sequential_cutoff = config.sequential_cutoff;
         sim.home_file_size = workload.file_size;
-        readahead = readahead_of(home.parent_path());
-        if (readahead) sim.readahead = readahead->config;
+        sim.readahead =
+            bypass_readahead(loaded ? &*loaded->node : nullptr, home.parent_path(), readahead_from);
     }
     const SimResult predicted = simulate(trace, sim);
     // Tier 2 reads: demand fills (reads, and writes to part of a line) and every line the
@@ -58,22 +91,13 @@ std::optional<nlohmann::json> model_json(const Workload& workload, const TierCon
         model["bypassed_bytes"] = predicted.bypassed_bytes;
         model["bypass_reads"] = predicted.bypass_reads.ios;
         model["bypass_read_bytes"] = predicted.bypass_reads.bytes;
-        model["readahead"] = {
-            {"window", sim.readahead.window_bytes},
-            {"max_io", sim.readahead.max_io_bytes},
-            {"from", readahead ? readahead->source
-                               : fmt::format("the kernel's default ({} is on no block device)",
-                                             home.parent_path().string())}};
+        model["readahead"] = {{"window", sim.readahead.window_bytes},
+                              {"max_io", sim.readahead.max_io_bytes},
+                              {"from", readahead_from}};
     }
-    if (node_file.empty()) return model;
-    const auto loaded = iosig::load_node_files({node_file});
-    if (!loaded.ok()) {
-        for (const auto& d : loaded.diagnostics)
-            fmt::print(stderr, "iosig-tierbench: {}\n", d.format());
-        return std::nullopt;
-    }
+    if (!loaded) return model;
     const bool random = !workload.sequential;
-    const TierRates rates = tier_rates(*loaded.node, config.cache_file.parent_path(),
+    const TierRates rates = tier_rates(*loaded->node, config.cache_file.parent_path(),
                                        home.parent_path(), config.line_size, random);
     WritebackModelConfig writeback;
     writeback.line_size = config.line_size;
@@ -90,8 +114,8 @@ std::optional<nlohmann::json> model_json(const Workload& workload, const TierCon
         config.sequential_cutoff > 0
             ? BypassReads{&predicted.request_bypass_ios, &predicted.request_bypass_bytes}
             : BypassReads{});
-    const iosig::Mount* slow = mount_holding(*loaded.node, home.parent_path());
-    const iosig::Device* slow_device = loaded.node->find_device(slow->device);
+    const iosig::Mount* slow = mount_holding(*loaded->node, home.parent_path());
+    const iosig::Device* slow_device = loaded->node->find_device(slow->device);
     // Each request in whole 4 KiB blocks, as run_direct issues it, one after another, from an idle
     // device: in throttle slices when it has them (each direction's own, or one for both).
     double direct_reads = 0, direct_writes = 0;

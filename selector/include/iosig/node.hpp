@@ -61,6 +61,12 @@ struct Performance {
     // on Linux 6.10 up to 6.19; iosig-calibrate detects it, docs/calibrate.md). 0: the rates hold
     // IO by IO.
     double throttle_slice = 0;
+    // Bytes the kernel reads ahead of a sequential reader of a file here through the page cache
+    // (the queue's read_ahead_kb; 0: none), and the largest IO the queue issues (max_sectors_kb):
+    // what reads past the tier's cache cost (the sequential bypass; tier/readahead_model.hpp).
+    // Unset: unknown (the tier then asks the running kernel, or assumes 128 KiB and 1,280 KiB).
+    std::optional<std::uint64_t> read_ahead = std::nullopt;
+    std::optional<std::uint64_t> max_io = std::nullopt;
 
     friend bool operator==(const Performance&, const Performance&) = default;
 };
