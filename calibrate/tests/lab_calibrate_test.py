@@ -9,7 +9,7 @@
              limits reads and writes separately: both at once get >= 1.5x one direction's rate,
              and the YAML says independent_read_write: !measured true; the lab's cgroup limit is
              detected on the hdd's device alone (throttle_slice: !detected, 100 ms on a rotational
-             loop device)
+             loop device), and its queue's readahead is recorded (read_ahead: !detected)
   explain    choices on the calibrated node: ramdisk for a small temp random stream, raid1 for
              MTTDL beyond one disk, never the hdd for small random persistent writes
   plots      one Eq. 3 PNG and one latency PNG per measured file system
@@ -220,7 +220,8 @@ def case_truth():
 
 def check_throttle(summary, yaml_text):
     """The lab's blkio cgroup limits the hdd's loop device and nothing else: calibrate, run inside
-    it, detects the limit on that device alone, with the kernel's slice for its queue."""
+    it, detects the limit on that device alone, with the kernel's slice for its queue, and records
+    the queue's readahead."""
     device = by_path(summary)[mnt("hdd")]["device"]
     throttled = {name: d["throttle"]["slice_s"] for name, d in summary["devices"].items() if "throttle" in d}
     check(list(throttled) == [device], f"only the hdd's device {device} has a blk-throttle limit (got {throttled})")
@@ -236,6 +237,15 @@ def check_throttle(summary, yaml_text):
         check(slice_s in (0.02, 0.1), f"{device}: a slice of 20 or 100 ms (got {slice_s * 1000:g} ms)")
     check(f"throttle_slice: !detected {slice_s * 1000:g}ms" in yaml_text,
           f"the calibrated YAML records the hdd's slice (throttle_slice: !detected {slice_s * 1000:g}ms)")
+    # The queue's readahead, for the tier's model of reads through the page cache.
+    try:
+        with open(f"/sys/block/{device}/queue/read_ahead_kb") as f:
+            read_ahead_kb = int(f.read().strip())
+    except (OSError, ValueError):
+        read_ahead_kb = None
+    if read_ahead_kb is not None:
+        check(f"read_ahead: !detected {read_ahead_kb}K" in yaml_text,
+              f"the calibrated YAML records the hdd's readahead (read_ahead: !detected {read_ahead_kb}K)")
 
 
 def explain(sig):
