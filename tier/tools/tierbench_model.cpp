@@ -18,20 +18,20 @@ namespace iosig::tier::bench {
 
 namespace {
 
-// The readahead the bypass's reads get: the home device's in the node YAML; else that of the
-// device the home directory is on, from sysfs; else the kernel's default. `from` says which.
+// The readahead the bypass's reads get: the home device's in the node YAML (its max_io, or the
+// default); else that of the device the home directory is on, from sysfs; else the kernel's
+// default. One source for both figures, named in `from`.
 ReadaheadConfig bypass_readahead(const iosig::Node* node, const std::filesystem::path& home_dir,
                                  std::string& from) {
     ReadaheadConfig config;
-    const std::optional<DeviceReadahead> local = readahead_of(home_dir);
-    if (local) config = local->config;
     const iosig::Mount* mount = node ? mount_holding(*node, home_dir) : nullptr;
     const iosig::Device* device = mount ? node->find_device(mount->device) : nullptr;
     if (device && device->performance.read_ahead) {
         config.window_bytes = *device->performance.read_ahead;
-        if (device->performance.max_io) config.max_io_bytes = *device->performance.max_io;
+        config.max_io_bytes = device->performance.max_io.value_or(config.max_io_bytes);
         from = fmt::format("devices.{}.performance.read_ahead of the node YAML", device->name);
-    } else if (local) {
+    } else if (const std::optional<DeviceReadahead> local = readahead_of(home_dir)) {
+        config = local->config;
         from = local->source;
     } else {
         from = fmt::format("the kernel's default ({} is on no block device)", home_dir.string());
