@@ -2,6 +2,7 @@
 // the model's parameters with it.
 #include "iosig/cachesim/kernel_state.hpp"
 
+#include "iosig/block_device.hpp"
 #include "iosig/units.hpp"
 
 #include <algorithm>
@@ -12,8 +13,6 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 namespace iosig::cachesim {
@@ -44,23 +43,17 @@ double KernelDirtyState::dirty_and_writeback() const {
 }
 
 std::optional<std::string> backing_device_of(const std::string& path) {
+    // A path not created yet is on the file system of its nearest existing ancestor.
     std::error_code ec;
     std::filesystem::path p = std::filesystem::absolute(path, ec);
-    struct stat st{};
-    while (::stat(p.c_str(), &st) != 0) {
+    while (!std::filesystem::exists(p, ec)) {
         if (!p.has_parent_path() || p.parent_path() == p) return std::nullopt;
         p = p.parent_path();
     }
-    std::string name = fmt::format("{}:{}", major(st.st_dev), minor(st.st_dev));
-    const std::filesystem::path sys = "/sys/dev/block/" + name;
-    if (!std::filesystem::exists(sys, ec)) return std::nullopt; // tmpfs, btrfs (anonymous dev), ...
     // Write-back happens per whole disk: a partition's bdi is its disk's.
-    if (std::filesystem::exists(sys / "partition", ec)) {
-        std::ifstream dev(sys / ".." / "dev");
-        std::string parent;
-        if (dev >> parent) name = parent;
-    }
-    return name;
+    const std::optional<DiskOfFile> disk = disk_of(p);
+    if (!disk) return std::nullopt; // tmpfs, btrfs (anonymous dev), ...
+    return disk->devno;
 }
 
 namespace {

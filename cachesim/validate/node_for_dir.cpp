@@ -1,5 +1,6 @@
 #include "node_for_dir.hpp"
 
+#include "iosig/block_device.hpp"
 #include "iosig/cachesim/kernel_state.hpp"
 #include "iosig/units.hpp"
 
@@ -7,7 +8,6 @@
 #include <fstream>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -65,10 +65,9 @@ std::optional<Node> node_for_directory(const std::filesystem::path& dir,
 
     Device device;
     device.name = "disk";
-    if (const auto bdi = backing_device_of(absolute.string())) {
-        const std::filesystem::path sys = "/sys/dev/block/" + *bdi;
-        const std::filesystem::path real = std::filesystem::canonical(sys, ec);
-        if (!ec) device.name = real.filename().string();
+    if (const std::optional<DiskOfFile> disk = disk_of(absolute)) {
+        const std::filesystem::path& sys = disk->sysfs_dir;
+        device.name = sys.filename().string();
         device.dev_path = "/dev/" + device.name;
         device.rotational = read_line(sys / "queue/rotational") == "1";
         device.media = device.rotational ? MediaKind::hdd : MediaKind::ssd;

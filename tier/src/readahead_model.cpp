@@ -1,6 +1,8 @@
 // The page cache's readahead for one file (readahead_model.hpp).
 #include "iosig/tier/readahead_model.hpp"
 
+#include "iosig/block_device.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <fmt/format.h>
@@ -8,8 +10,6 @@
 #include <iterator>
 #include <limits>
 #include <stdexcept>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 namespace iosig::tier {
 namespace {
@@ -24,23 +24,16 @@ std::optional<std::uint64_t> read_kib(const std::filesystem::path& file) {
 } // namespace
 
 std::optional<DeviceReadahead> readahead_of(const std::filesystem::path& file) {
-    struct stat st{};
-    if (::stat(file.c_str(), &st) != 0) return std::nullopt;
-    // A block device node is read from itself; a file from the device its file system is on.
-    const dev_t id = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
-    const std::filesystem::path device = fmt::format("/sys/dev/block/{}:{}", major(id), minor(id));
-    std::error_code ec;
-    if (!std::filesystem::exists(device, ec)) return std::nullopt; // tmpfs, NFS, FUSE: no disk
-    // A partition has no queue of its own: its disk's is one directory up.
-    std::filesystem::path queue = device / "queue";
-    if (!std::filesystem::exists(queue, ec)) queue = device / ".." / "queue";
+    const std::optional<DiskOfFile> disk = disk_of(file);
+    if (!disk) return std::nullopt; // tmpfs, NFS, FUSE: no disk
+    const std::filesystem::path queue = disk->sysfs_dir / "queue";
     const auto window = read_kib(queue / "read_ahead_kb");
     const auto max_io = read_kib(queue / "max_sectors_kb");
     if (!window || !max_io) return std::nullopt;
     DeviceReadahead found;
     found.config.window_bytes = *window;
     found.config.max_io_bytes = *max_io;
-    found.source = std::filesystem::weakly_canonical(queue, ec).string();
+    found.source = queue.string();
     return found;
 }
 
