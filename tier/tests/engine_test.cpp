@@ -381,6 +381,41 @@ TEST(Engine, AFastScanGetsItsLinesInBatchesOfOneIoEach) {
     EXPECT_LE(scan.home_reads, 256u / 8 + 8);
 }
 
+// Lines the program already has in the cache are not read again and take no room in the prefetch
+// buffer: a scan that runs through a cached stretch gets the lines after it from the prefetcher,
+// as it does before it.
+TEST(Engine, CachedLinesTakeNoRoomInThePrefetchBuffer) {
+    ScratchDir dir;
+    const auto home = dir / "scan.dat";
+    auto data = pattern(256 * 4096, 16);
+    write_file(home, data);
+    auto config = small_config(dir, 512);
+    config.prefetch = "stream";
+    config.prefetch_lines = 16;
+    config.faults = std::make_shared<IoFaults>();
+    config.faults->slow_down_reads(FileRole::home, std::chrono::milliseconds(2));
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(home, O_RDWR);
+    // Every other line of 16..111 is written (cached, dirty) before the scan: the stream's window
+    // keeps proposing cached lines between the ones it must read.
+    for (std::size_t line = 16; line < 112; line += 2) {
+        const auto line_data = pattern(4096, static_cast<unsigned>(line));
+        ASSERT_EQ(tier->pwrite(h, line_data.data(), 4096, static_cast<off_t>(line * 4096)), 4096);
+        std::copy(line_data.begin(), line_data.end(),
+                  data.begin() + static_cast<long>(line * 4096));
+    }
+    const std::uint64_t reads_before = config.faults->reads(FileRole::home);
+    EXPECT_EQ(scan_lines(*tier, h, 256, 1000), data);
+    const TierStats s = tier->stats();
+    const std::uint64_t uncached = 256 - 48;
+    EXPECT_EQ(s.fills + s.prefetches_issued, uncached)
+        << "some line was read twice, or a cached one";
+    EXPECT_EQ(config.faults->reads(FileRole::home) - reads_before, s.fill_reads + s.prefetch_reads);
+    // The prefetcher stays ahead of the scan through the cached stretch and after it: nearly every
+    // uncached line comes from the buffer.
+    EXPECT_GE(s.prefetch_hits, uncached - 16) << s.fills << " demand fills";
+}
+
 // A line written again while its write-back is in flight starts a new dirty period when the
 // write-back completes: a hot line goes home about once per writeback_delay, not back to back at
 // the home device's full rate (which took 40+ write-backs of one line per second here).

@@ -154,6 +154,7 @@ private:
     void drop_prefetched(std::uint32_t file);
     void prefetch_loop();
     bool worth_prefetching(const HomeFile& file, std::uint64_t line, std::uint64_t pending);
+    bool needs_reading(const HomeFile& file, std::uint64_t line);
 
     static Key key_of(std::uint32_t file, std::uint64_t line) {
         return (Key(file) << line_bits) | line;

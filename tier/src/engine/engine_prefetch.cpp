@@ -23,7 +23,10 @@ void Engine::request_prefetch(Handle& handle, HomeFile& file, std::uint64_t line
         const std::uint64_t batch = ++prefetch_batches_;
         // Queued lines count against the buffer they are headed for: a line admitted here finds
         // room when the worker reads it, and one without room goes back to its stream at once.
+        // A line already cached, already in the buffer or past the end of the file is not read,
+        // so it takes no room (as in the simulator); the stream's frontier moves past it.
         for (const Key c : candidates) {
+            if (!needs_reading(file, c)) continue;
             if (prefetch_queue_.size() + prefetched_.size() + prefetch_in_flight_ < prefetch_lines_)
                 prefetch_queue_.push_back(PrefetchRequest{file.id, c, batch});
             else
@@ -129,9 +132,15 @@ void Engine::drop_prefetched(std::uint32_t file) {
 }
 
 // Whether `line` of `file` is worth reading now, beside `pending` lines already taken for the
-// run: room in the buffer, not there yet, not cached, inside the file. Holds prefetch_mutex_.
+// run: room in the buffer, and needs_reading. Holds prefetch_mutex_.
 bool Engine::worth_prefetching(const HomeFile& file, std::uint64_t line, std::uint64_t pending) {
     if (prefetched_.size() + prefetch_in_flight_ + pending >= prefetch_lines_) return false;
+    return needs_reading(file, line);
+}
+
+// Whether `line` of `file` is neither in the prefetch buffer nor cached, and inside the file.
+// Holds prefetch_mutex_.
+bool Engine::needs_reading(const HomeFile& file, std::uint64_t line) {
     const Key key = key_of(file.id, line);
     if (prefetched_.contains(key)) return false;
     std::lock_guard table(mutex_);
