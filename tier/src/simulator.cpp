@@ -140,18 +140,23 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
         buffer = (config.prefetch_buffer ? config.prefetch_buffer : config.cache_size / 32) / unit;
         if (buffer == 0) buffer = 1;
     }
+    // The prefetch buffer is memory beside the cache, as in the paper ("separate prefetch
+    // buffers"; its cache sizes are fixed) and in the engine (prefetched lines wait in memory,
+    // outside the cache file): the cache keeps its whole size, and a prefetcher that proposes
+    // nothing costs nothing. Carving the buffer out of the cache made a quiet prefetcher cost
+    // 2-3 % of misses on uniform random traffic at half the working set and more.
     const std::uint64_t total = config.cache_size / unit;
-    if (total <= buffer)
+    if (total == 0)
         throw std::invalid_argument(
-            fmt::format("cache size {} leaves no room beside a {}-byte prefetch buffer",
-                        config.cache_size, buffer * unit));
+            fmt::format("cache size {} is smaller than one {}-byte line", config.cache_size, unit));
 
     SimResult result;
     result.policy = config.policy;
     result.prefetch = config.prefetch;
     result.mode = mode;
     result.cache_size = config.cache_size;
-    result.capacity = total - buffer;
+    result.capacity = total;
+    result.prefetch_buffer = buffer * unit;
     result.requests = trace.requests.size();
 
     PolicyConfig pc = config.policy_config;

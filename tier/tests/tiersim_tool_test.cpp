@@ -71,6 +71,9 @@ TEST(Tiersim, PrefetchAccuracyIsReportedForAStridedTrace) {
     const auto r = nlohmann::json::parse(run.output).at("results").at(0);
     EXPECT_LT(r["misses"].get<double>(), 0.01 * 200000) << r.dump();
     EXPECT_GT(r["prefetch"]["accuracy"].get<double>(), 0.9) << r.dump();
+    // The buffer (a 32nd of the cache) is memory beside it: the cache keeps all 4,096 lines.
+    EXPECT_EQ(r["prefetch"]["buffer"].get<std::uint64_t>(), 512u << 10) << r.dump();
+    EXPECT_EQ(r["capacity"].get<std::uint64_t>(), 4096u) << r.dump();
 }
 
 // --prefetch-window: the lines an adjacent stream's window grows to. 8 keeps the first window, a

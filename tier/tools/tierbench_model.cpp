@@ -60,10 +60,8 @@ std::optional<nlohmann::json> model_json(const Workload& workload, const TierCon
     sim.line_size = config.line_size;
     sim.prefetch = config.prefetch;
     if (!config.prefetch.empty()) {
-        // The engine's prefetch buffer is memory beside the cache, where the simulator carves its
-        // buffer out of the cache size: give the simulator both.
+        // The engine's prefetch buffer, beside the cache in both.
         sim.prefetch_buffer = prefetch_buffer_lines(config) * config.line_size;
-        sim.cache_size += sim.prefetch_buffer;
         sim.prefetch_limit = workload.file_size;
     }
     sim.fills_per_request = true;

@@ -85,6 +85,7 @@ nlohmann::json to_json(const SimResult& r) {
                      {"requests_per_second", r.requests_per_second()}};
     if (!r.prefetch.empty()) {
         j["prefetch"] = {{"kind", r.prefetch},
+                         {"buffer", r.prefetch_buffer},
                          {"issued", r.prefetches_issued},
                          {"reads", r.prefetch_reads},
                          {"hits", r.prefetch_hits},
@@ -179,7 +180,7 @@ int main(int argc, char** argv) {
                    "object or block (default: object for oracleGeneral, block for csv)");
     tools::add_prefetch_options(app, prefetch, prefetch_window);
     app.add_option("--prefetch-buffer", prefetch_buffer_text,
-                   "prefetch buffer size (default: cache size / 32)");
+                   "prefetch buffer size, memory beside the cache (default: cache size / 32)");
     app.add_option("--sequential-cutoff", sequential_cutoff_text,
                    "block mode: a sequential stream longer than this bypasses the cache, as the "
                    "engine's sequential_cutoff (default 0: never); --json reports the bypass");

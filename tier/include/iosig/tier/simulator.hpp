@@ -5,11 +5,11 @@
 // Block mode (csv and synthetic block traces): every request is split into the fixed-size lines it
 // touches; capacity is cache size / line size lines; a line is what the engine caches.
 //
-// With a prefetcher, a prefetch buffer is carved out of the cache size (default 1/32 of it); the
-// main cache gets the rest. A reference found in the buffer is promoted into the main cache and
-// counts as a hit (no demand fetch from the slow tier). Prefetches are issued after the demand
-// reference is served, only into free buffer slots; an unused prefetch leaves the buffer after
-// `prefetch_lifetime` references (counted as wasted).
+// With a prefetcher, a prefetch buffer of memory sits beside the cache (default 1/32 of the cache
+// size), as in the paper and the engine; the main cache keeps its whole size. A reference found in
+// the buffer is promoted into the main cache and counts as a hit (no demand fetch from the slow
+// tier). Prefetches are issued after the demand reference is served, only into free buffer slots;
+// an unused prefetch leaves the buffer after `prefetch_lifetime` references (counted as wasted).
 #pragma once
 
 #include "iosig/tier/policy.hpp"
@@ -33,7 +33,7 @@ struct SimConfig {
     std::optional<SimMode> mode;    // default: object for object traces, block for block traces
     std::string prefetch;           // "", "stream" or "markov"
     PrefetchConfig prefetch_config;
-    std::uint64_t prefetch_buffer = 0;   // bytes; 0 = cache_size / 32
+    std::uint64_t prefetch_buffer = 0;   // bytes beside the cache; 0 = cache_size / 32
     std::uint64_t prefetch_lifetime = 0; // references; 0 = 8 * buffer entries
     // Block mode: no line at or past this byte offset is prefetched, as the engine reads nothing
     // past the end of its home file (a stream's window otherwise runs past a scanned file's end).
@@ -58,12 +58,13 @@ struct SimResult {
     std::string policy;
     std::string prefetch;
     SimMode mode = SimMode::object;
-    std::uint64_t cache_size = 0; // bytes
-    std::uint64_t capacity = 0;   // main cache, in bytes (object) or lines (block)
-    std::uint64_t requests = 0;   // trace requests
-    std::uint64_t references = 0; // object or line references the cache saw
-    std::uint64_t hits = 0;       // includes prefetch_hits
-    std::uint64_t misses = 0;     // demand misses: fetched from the slow tier on the caller's path
+    std::uint64_t cache_size = 0;      // bytes
+    std::uint64_t capacity = 0;        // main cache, in bytes (object) or lines (block)
+    std::uint64_t prefetch_buffer = 0; // bytes beside the cache (0: no prefetcher)
+    std::uint64_t requests = 0;        // trace requests
+    std::uint64_t references = 0;      // object or line references the cache saw
+    std::uint64_t hits = 0;            // includes prefetch_hits
+    std::uint64_t misses = 0; // demand misses: fetched from the slow tier on the caller's path
     std::uint64_t read_misses = 0, write_misses = 0;
     // Block mode: write misses on part of a line only, which the engine must fill from the slow
     // tier before it writes (a write of the whole line needs no read).
