@@ -48,7 +48,8 @@ fi
 # beside the measured one (docs/tier.md): random reads over a working set the cache holds, then the
 # first requests of the shared block trace (small writes, most of them to part of a 4 KiB line: the
 # tier reads each missing line before writing it, so direct IO wins there, as the model predicts).
-trace=$root/../shared/data/traces/cloudPhysicsIO.csv
+shared=$(sed -n 's/^IOSIG_SHARED_DIR:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
+trace=${shared:-$root/../shared}/data/traces/cloudPhysicsIO.csv
 if [[ -x $build/bin/iosig-tierbench ]]; then
     tierbench() {
         "$lab" exec -- "$build/bin/iosig-tierbench" --cache-dir "$IOSIG_LAB_DIR/mnt/ramdisk" \

@@ -79,7 +79,10 @@ run_demo() {
         echo "\$ iosig explain --config configs/paper-node.yaml --sig \"$sig\""
         "$iosig" explain --config "$root/configs/paper-node.yaml" --sig "$sig" || true
     done
-    local trace=$root/../shared/data/traces/cloudPhysicsIO.oracleGeneral.bin
+    # The build's copy of the shared traces (cmake/SharedTraces.cmake: ../shared or tests/data).
+    local shared
+    shared=$(sed -n 's/^IOSIG_SHARED_DIR:PATH=//p' "$build_dir/CMakeCache.txt" 2>/dev/null)
+    local trace=${shared:-$root/../shared}/data/traces/cloudPhysicsIO.oracleGeneral.bin
     if [[ -x $build_dir/bin/iosig-tiersim && -f $trace ]]; then
         say "iosig-tiersim: the two-tier cache's eviction policies on the CloudPhysics trace"
         "$build_dir/bin/iosig-tiersim" --trace "$trace" --policy lru,lfu,arc,ws,belady --cache-size 256M,1G || true
