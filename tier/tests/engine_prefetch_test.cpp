@@ -43,8 +43,19 @@ TEST(Engine, PrefetchedLinesArePromotedOnUse) {
     EXPECT_LT(s.fills, 128u) << "most lines came from the prefetch buffer, not a demand read";
 }
 
-// A sequential scan of `lines` lines through a tier with the stream prefetcher (a 16-line buffer)
-// in front of a slow home device (2 ms a read), the program thinking `think_us` between lines.
+// A cache of `cache_lines` lines with the stream prefetcher (a 16-line buffer) in front of a slow
+// home device (2 ms a read).
+TierConfig slow_home_with_stream_prefetch(const ScratchDir& dir, std::uint64_t cache_lines) {
+    auto config = small_config(dir, cache_lines);
+    config.prefetch = "stream";
+    config.prefetch_lines = 16;
+    config.faults = std::make_shared<IoFaults>();
+    config.faults->slow_down_reads(FileRole::home, std::chrono::milliseconds(2));
+    return config;
+}
+
+// A sequential scan of `lines` lines through slow_home_with_stream_prefetch, the program thinking
+// `think_us` between lines.
 struct SlowScan {
     bool data_equal = false;
     TierStats stats;
@@ -55,11 +66,7 @@ SlowScan scan_with_stream_prefetch(std::size_t lines, useconds_t think_us) {
     const auto home = dir / "scan.dat";
     const auto data = pattern(lines * 4096, 15);
     write_file(home, data);
-    auto config = small_config(dir, 2 * lines);
-    config.prefetch = "stream";
-    config.prefetch_lines = 16;
-    config.faults = std::make_shared<IoFaults>();
-    config.faults->slow_down_reads(FileRole::home, std::chrono::milliseconds(2));
+    const auto config = slow_home_with_stream_prefetch(dir, 2 * lines);
     auto tier = TierCache::open(config);
     const int h = tier->open_file(home, O_RDONLY);
     const std::uint64_t reads_before = config.faults->reads(FileRole::home);
@@ -112,11 +119,7 @@ TEST(Engine, CachedLinesTakeNoRoomInThePrefetchBuffer) {
     const auto home = dir / "scan.dat";
     auto data = pattern(256 * 4096, 16);
     write_file(home, data);
-    auto config = small_config(dir, 512);
-    config.prefetch = "stream";
-    config.prefetch_lines = 16;
-    config.faults = std::make_shared<IoFaults>();
-    config.faults->slow_down_reads(FileRole::home, std::chrono::milliseconds(2));
+    const auto config = slow_home_with_stream_prefetch(dir, 512);
     auto tier = TierCache::open(config);
     const int h = tier->open_file(home, O_RDWR);
     // Every other line of 16..111 is written (cached, dirty) before the scan: the stream's window
