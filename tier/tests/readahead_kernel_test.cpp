@@ -2,6 +2,7 @@
 // the test's own, through the page cache, with the device's reads counted by the kernel
 // (/sys/block/loopN/stat). Needs root (losetup, blockdev); skipped with the reason elsewhere.
 #include "iosig/tier/readahead_model.hpp"
+#include "loop_device.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -22,35 +23,7 @@ constexpr std::uint64_t MiB = 1 << 20;
 constexpr std::uint64_t device_bytes = 64 * MiB;
 constexpr std::uint64_t window_bytes = 2560 << 10; // the lab's hdd
 
-bool run(const std::string& command) {
-    return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
-}
-
-// A loop device over a sparse image, detached and removed at the end.
-class LoopDevice {
-public:
-    LoopDevice() {
-        image_ = std::filesystem::temp_directory_path() /
-                 ("iosig-ra-kernel-" + std::to_string(::getpid()) + ".img");
-        std::ofstream(image_).close();
-        std::filesystem::resize_file(image_, device_bytes);
-        const std::filesystem::path out = image_.string() + ".dev";
-        const std::string attach = "losetup -f --show " + image_.string() + " > " + out.string();
-        if (std::system(attach.c_str()) == 0) std::ifstream(out) >> path_;
-        std::filesystem::remove(out);
-    }
-    ~LoopDevice() {
-        if (!path_.empty()) run("losetup -d " + path_);
-        std::filesystem::remove(image_);
-    }
-    const std::string& path() const { return path_; }
-    std::string name() const { return std::filesystem::path(path_).filename().string(); }
-    std::string image() const { return image_.string(); }
-
-private:
-    std::filesystem::path image_;
-    std::string path_;
-};
+using test_support::LoopDevice;
 
 // Reads completed and bytes read by the device so far (fields 1 and 3 of its stat file).
 HomeReads device_reads(const LoopDevice& loop) {
@@ -64,7 +37,7 @@ HomeReads device_reads(const LoopDevice& loop) {
 // cache; what the device read meanwhile.
 HomeReads kernel_scan(const LoopDevice& loop, std::uint64_t from, std::uint64_t to,
                       std::uint64_t request) {
-    run("blockdev --flushbufs " + loop.path());
+    LoopDevice::run("blockdev --flushbufs " + loop.path());
     const int fd = ::open(loop.path().c_str(), O_RDONLY);
     EXPECT_GE(fd, 0) << loop.path();
     if (fd < 0) return {};
@@ -98,9 +71,9 @@ HomeReads model_scan(const ReadaheadConfig& config, std::uint64_t from, std::uin
 // reads exactly the file, in both.
 TEST(ReadaheadAgainstTheKernel, ScansThatStopEarlyAndScansToTheEnd) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to attach a loop device";
-    const LoopDevice loop;
+    const LoopDevice loop("ra-kernel", device_bytes);
     if (loop.path().empty()) GTEST_SKIP() << "losetup could not attach " << loop.image();
-    ASSERT_TRUE(run("blockdev --setra " + std::to_string(window_bytes / 512) + " " + loop.path()));
+    ASSERT_TRUE(loop.set_readahead(window_bytes));
     const std::optional<DeviceReadahead> found = readahead_of(loop.path());
     ASSERT_TRUE(found) << loop.path();
     ASSERT_EQ(found->config.window_bytes, window_bytes);

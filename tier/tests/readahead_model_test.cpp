@@ -1,6 +1,7 @@
 // The page cache's readahead as the model of the sequential bypass sees it (readahead_model.hpp):
 // what the kernel reads from the home device for a program's reads of one file.
 #include "iosig/tier/readahead_model.hpp"
+#include "loop_device.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -152,43 +153,24 @@ TEST(Readahead, ABadConfigurationIsRefused) {
     EXPECT_THROW(PageCacheModel(c, MiB), std::invalid_argument);
 }
 
-// Runs `command`; its standard output, or nullopt when it fails.
-std::optional<std::string> output_of(const std::string& command) {
-    const std::filesystem::path out = std::filesystem::temp_directory_path() / "iosig-ra-output";
-    if (std::system((command + " > " + out.string() + " 2>/dev/null").c_str()) != 0)
-        return std::nullopt;
-    std::string text;
-    std::ifstream(out) >> text;
-    std::filesystem::remove(out);
-    return text;
-}
-
 // The window is the one the kernel uses for the device: set with `blockdev --setra` (the BLKRASET
 // ioctl, in 512-byte sectors) on a loop device of our own, and read back from sysfs.
 TEST(Readahead, TheDevicesWindowIsTheOneSetOnItsQueue) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to attach a loop device";
-    const std::filesystem::path image = std::filesystem::temp_directory_path() / "iosig-ra.img";
-    std::filesystem::remove(image);
-    std::ofstream(image).close();
-    std::filesystem::resize_file(image, 8 * MiB);
-    const auto loop = output_of("losetup -f --show " + image.string());
-    if (!loop) {
-        std::filesystem::remove(image);
-        GTEST_SKIP() << "losetup could not attach " << image << " (no loop devices here)";
-    }
+    const test_support::LoopDevice loop("ra", 8 * MiB);
+    if (loop.path().empty())
+        GTEST_SKIP() << "losetup could not attach " << loop.image() << " (no loop devices here)";
     std::vector<std::uint64_t> windows;
-    for (const int sectors : {2048, 512}) {
-        EXPECT_TRUE(output_of("blockdev --setra " + std::to_string(sectors) + " " + *loop));
-        const auto found = readahead_of(*loop);
-        EXPECT_TRUE(found) << *loop;
+    for (const std::uint64_t bytes : {1 * MiB, std::uint64_t{256} << 10}) {
+        EXPECT_TRUE(loop.set_readahead(bytes));
+        const auto found = readahead_of(loop.path());
+        EXPECT_TRUE(found) << loop.path();
         if (found) {
             windows.push_back(found->config.window_bytes);
             EXPECT_GE(found->config.max_io_bytes, page);
             EXPECT_NE(found->source.find("/queue"), std::string::npos) << found->source;
         }
     }
-    output_of("losetup -d " + *loop);
-    std::filesystem::remove(image);
     EXPECT_EQ(windows, (std::vector<std::uint64_t>{1 * MiB, 256 << 10}));
 }
 
