@@ -19,9 +19,9 @@
   fio        fio agrees with iosig-calibrate's measurement on hdd, ramdisk, ssd and raid1: sequential
              bandwidth within 10 %, 4 KiB IOPS within 15 %. Each shape of the second run (block size,
              queue depth, engine, file size, duration) is measured five times by the calibrator's
-             own code (calibrate_measure_probe) and by fio, each pair back to back (who goes first
-             alternates; fio works on the probe's own scratch file, with its buffers on huge pages,
-             like the calibrator's); judged: the median of the pairs' ratios, or of ours against
+             own code (calibrate_measure_probe) and by fio, each pair back to back on one CPU (who
+             goes first alternates, and so does the CPU from round to round; fio works on the
+             probe's own scratch file, with its buffers on huge pages, like the calibrator's); judged: the median of the pairs' ratios, or of ours against
              the range of fio's runs. Not judged: a shape whose runs (fio's or ours) spread by more
              than twice the tolerance (never on the throttled hdd; at least half of all shapes must
              be judged). A shape off or not judged gets a second attempt
@@ -322,6 +322,19 @@ def case_repeat():
 PROBE = os.environ.get("IOSIG_MEASURE_PROBE", "")
 FIO_MOUNTS = ["hdd", "ramdisk", "ssd", "raid1"]  # every lab device (shared is the ssd's device again)
 FIO_ROUNDS = 5
+# The CPUs the rounds take in turn (pair_cpus). On this VM, where a QD32 stream runs decides its
+# rate on the host's virtual disk: fio's 4 KiB random writes on the ssd ran at 201-217 k IOPS on
+# CPU 0 and 110-123 k on CPU 1, which takes the disk's interrupts (virtio1-req.0); its 1 MiB QD4
+# reads there 1.38x and the raid1's 4 KiB random reads 1.39x apart. Unpinned, five new fio
+# processes landed where the scheduler put them, so fio's spread, and whether a shape was judged,
+# was luck: the CI run at 386a375 saw fio at 181-203 k in all five runs against the calibrator's
+# 146-157 k and failed. Pinned in turn, fio's spread shows what placement alone does.
+PAIR_CPUS = sorted(os.sched_getaffinity(0))
+
+
+def pair_cpu(round_number):
+    """The CPU both tools of a round's pairs run on."""
+    return PAIR_CPUS[round_number % len(PAIR_CPUS)]
 
 
 class Probe:
@@ -334,7 +347,8 @@ class Probe:
         self.contiguity = []  # the IO buffer's physically contiguous share after each phase
         self.file = None  # the scratch file, laid out by the first seq_write; fio works on it too
 
-    def measure(self, phase, block, depth, seconds):
+    def measure(self, phase, block, depth, seconds, cpu):
+        os.sched_setaffinity(self.process.pid, {cpu})  # `lab exec` execs the probe: same pid
         self.process.stdin.write(f"{phase} {block} {depth} {seconds}\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
@@ -353,9 +367,10 @@ class Probe:
 FIO_MEMORY = []  # fio's --iomem option while huge pages are reserved for it (huge_pages_for_fio)
 
 
-def fio(path, args):
-    """One fio job on `path` (laid out by the first job, reused by the next ones); its result, or None."""
-    command = ([LAB, "exec", "--", "fio", "--name=cmp", f"--filename={path}", "--direct=1", "--output-format=json"]
+def fio(path, args, cpu):
+    """One fio job on `path` (laid out by the first job, reused by the next ones) on `cpu`; its
+    result, or None."""
+    command = ([LAB, "exec", "--", "taskset", "--cpu-list", str(cpu), "fio", "--name=cmp", f"--filename={path}", "--direct=1", "--output-format=json"]
                + FIO_MEMORY + args)
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
     if done.returncode != 0:
@@ -382,7 +397,7 @@ def fio_shapes(m):
 
 def fio_comparison(mount, m):
     """[(phase, verdict, message)]: iosig-calibrate's measurement of each shape against fio's, each
-    pair run back to back, FIO_ROUNDS rounds. Agreement: the median of the pairs' ratios is within
+    pair run back to back on one CPU, FIO_ROUNDS rounds taking the CPUs in turn (PAIR_CPUS). Agreement: the median of the pairs' ratios is within
     the tolerance of 1, or the median of ours is within the tolerance of the range fio's runs span
     (on the btrfs raid1 each process reads from the mirror its pid's parity picks, the kernel's
     default read policy, and fio is a new process every run).
@@ -391,7 +406,11 @@ def fio_comparison(mount, m):
     minute later (the ssd and raid1 sit on the host's virtual disk, whose speed changes within
     seconds). A shape is not judged when either tool's runs spread by more than twice the
     tolerance: the rate then moves faster than the claim can resolve (on the ramdisk a QD32 run
-    measured 404 k, 553 k, 608 k IOPS in three rounds on an idle machine). The throttled hdd is
+    measured 404 k, 553 k, 608 k IOPS in three rounds on an idle machine), or depends on the CPU
+    by that much (the ssd's 4 KiB random writes, PAIR_CPUS): the calibrator's own tight loop ran at
+    ~158 k IOPS there on either CPU, between fio's two rates; on CPU 0 a test loop waiting 0.5-1 us
+    before each submission, about what fio spends per IO, went from ~155 k to ~187 k, so the
+    host's disk, not the count, makes the difference. The throttled hdd is
     always judged, and at least half of all shapes must be (case_fio). A shape that is off or not
     judged gets a second attempt of FIO_ROUNDS new pairs (the policy of the other performance cases:
     a systematic error fails both, a moment of noise does not); ok in either attempt is ok, off in
@@ -435,17 +454,18 @@ def measure_pairs(probe, shapes, size, fallocate):
     ours = {s[0]: [] for s in shapes}
     theirs = {s[0]: [] for s in shapes}
     for round_number in range(FIO_ROUNDS):
+        cpu = pair_cpu(round_number)
         for phase, rw, engine, depth, block, seconds, key, _, _ in shapes:
             def run_fio():
                 job = fio(probe.file, [f"--rw={rw}", f"--bs={block}", f"--ioengine={engine}", f"--iodepth={depth}",
                                      f"--size={size}", f"--fallocate={fallocate}",
-                                     f"--runtime={int(seconds * 1000)}ms", "--time_based"])
+                                     f"--runtime={int(seconds * 1000)}ms", "--time_based"], cpu)
                 theirs[phase].append(job["write" if "write" in rw else "read"][key] if job else None)
             # Who goes first alternates: a write leaves work behind (btrfs finishes its ordered
             # extents and metadata in the background), and the run after it pays for it.
             if round_number % 2:
                 run_fio()
-            ours[phase].append(probe.measure(phase, block, depth, seconds))
+            ours[phase].append(probe.measure(phase, block, depth, seconds, cpu))
             if not round_number % 2:
                 run_fio()
     return ours, theirs
@@ -458,7 +478,8 @@ def judge_pairs(mount, shape, ours, theirs):
     pairs = [(a, b) for a, b in zip(ours, theirs) if b]
     described = (f"{mount} {phase} ({engine}, QD{depth}, {block} B): ours "
                  + ", ".join(f"{a / scale:.0f}" for a in ours) + " vs fio "
-                 + ", ".join(f"{b / scale:.0f}" if b else "failed" for b in theirs) + f" {unit}")
+                 + ", ".join(f"{b / scale:.0f}" if b else "failed" for b in theirs) + f" {unit} (CPUs "
+                 + ",".join(str(pair_cpu(r)) for r in range(len(ours))) + ")")
     if len(pairs) < FIO_ROUNDS:
         return "off", f"{described}: fio failed"
     ratios = sorted(a / b for a, b in pairs)
