@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@ namespace iosig::cachesim {
 namespace {
 
 constexpr std::uint64_t MiB = 1024 * 1024;
+constexpr int kWriters = 4;
 
 TEST(KernelThrottling, LoweredLimitsShowBalanceDirtyPagesPauses) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root (BPF, /proc/sys/vm)";
@@ -36,20 +38,29 @@ TEST(KernelThrottling, LoweredLimitsShowBalanceDirtyPagesPauses) {
         auto limits = DirtyLimitOverride::apply(8 * MiB, 4 * MiB, &error, 120);
         ASSERT_TRUE(limits) << error;
         collector->clear_history();
-        // 256 MiB in 1 MiB writes against an 8 MiB limit: the writer outruns write-back over and
+        // 256 MiB in 1 MiB writes against an 8 MiB limit: each writer outruns write-back over and
         // over. The kernel re-estimates the device's ratelimit (bdi_dirty_ratelimit) only from a
-        // throttled writer that finds 200 ms passed since write-back last updated the bandwidth,
-        // which one run does not always meet (on an idle machine a run takes ~0.3 s): write again
-        // until it has. The flusher, which refreshes the same timestamp, usually gets there first:
-        // the event came after 1.6-25 s in nine runs on this machine, and once, in a whole CI run,
-        // not within 60 s; so up to 150 s (the test's timeout is 180 s).
+        // throttled writer that finds 200 ms passed since the bandwidth was last updated. The
+        // flusher refreshes the same timestamp after every chunk it writes (do_writepages), so it
+        // usually gets there first. With one writer the event came after 1.9-65 s (8 runs; once,
+        // in a whole CI run, not within 60 s). Four writers at once check four times as often:
+        // 1.5-4.5 s in 18 runs, in their first round. Write again until the event has come, up
+        // to 150 s (the test's timeout is 180 s).
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
         while (std::chrono::steady_clock::now() < deadline) {
-            const auto run = validate::run_workload(
-                work / ("iosig-cachesim-throttle-" + std::to_string(::getpid()) + ".dat"),
-                Method::buffered, sequential_workload(256 * MiB, MiB, 0));
-            ASSERT_TRUE(run.ok()) << run.error;
-            writers.push_back(run.pid);
+            std::vector<std::future<validate::RunTimings>> runs;
+            for (int w = 0; w < kWriters; ++w)
+                runs.push_back(std::async(std::launch::async, [&work, w] {
+                    return validate::run_workload(
+                        work / ("iosig-cachesim-throttle-" + std::to_string(::getpid()) + "-" +
+                                std::to_string(w) + ".dat"),
+                        Method::buffered, sequential_workload(256 * MiB, MiB, 0));
+                }));
+            for (auto& r : runs) {
+                const auto run = r.get();
+                ASSERT_TRUE(run.ok()) << run.error;
+                writers.push_back(run.pid);
+            }
             if (!collector->device_history(*device).empty()) break;
         }
     }
