@@ -3,12 +3,8 @@
 #include "iosig/tier/readahead_model.hpp"
 #include "loop_device.hpp"
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
