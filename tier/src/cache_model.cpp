@@ -58,6 +58,10 @@ bool CacheModel::contains(Key key) const {
     return slot_of_->contains(key);
 }
 
+void CacheModel::prefetch(Key key) const {
+    slot_of_->prefetch(key);
+}
+
 bool CacheModel::erase(Key key) {
     const auto slot = slot_of_->erase(key);
     if (!slot) return false;

@@ -29,6 +29,8 @@ public:
         return const_cast<std::uint32_t*>(static_cast<const FlatMap*>(this)->find(key));
     }
     bool contains(std::uint64_t key) const { return find(key) != nullptr; }
+    // Starts loading the bucket `key` hashes to, for a lookup a little later.
+    void prefetch(std::uint64_t key) const { __builtin_prefetch(&buckets_[home(key)]); }
 
     // Inserts or overwrites.
     void put(std::uint64_t key, std::uint32_t value) {

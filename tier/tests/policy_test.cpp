@@ -144,6 +144,28 @@ TEST(Policies, EraseRemovesWithoutEviction) {
     }
 }
 
+// The simulator prefetches the index entries of references ahead of the one it replays; that must
+// change no hit, no eviction, whatever the key and however the index grows meanwhile.
+TEST(Policies, PrefetchingKeysChangesNothing) {
+    std::mt19937_64 rng(3);
+    std::vector<Key> keys(20000);
+    for (Key& k : keys)
+        k = rng() % 3000;
+    for (const std::string& name : policy_names()) {
+        PolicyConfig config;
+        config.capacity = 1000;
+        CacheModel plain(1000, make_policy(name, config));
+        CacheModel hinted(1000, make_policy(name, config));
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            hinted.prefetch(keys[(i + 8) % keys.size()]);
+            hinted.prefetch(rng()); // a key that may never come
+            const Access access{keys[i], 1, never_again};
+            ASSERT_EQ(hinted.access(access), plain.access(access)) << name << " at " << i;
+            ASSERT_EQ(hinted.evicted(), plain.evicted()) << name << " at " << i;
+        }
+    }
+}
+
 TEST(Policies, UnknownNamesAreRejectedWithTheKnownOnes) {
     try {
         make_policy("mru", {});
