@@ -60,6 +60,7 @@ bool CacheModel::contains(Key key) const {
 
 void CacheModel::prefetch(Key key) const {
     slot_of_->prefetch(key);
+    policy_->prefetch(key);
 }
 
 bool CacheModel::erase(Key key) {

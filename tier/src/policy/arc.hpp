@@ -20,6 +20,11 @@ public:
     void on_evict(Slot slot) override;
     void on_insert(Slot slot, const Access& access) override;
     void on_erase(Slot slot) override;
+    // A request's key is looked up in both ghost lists.
+    void prefetch(Key key) const override {
+        b1_.prefetch(key);
+        b2_.prefetch(key);
+    }
 
     double target_t1() const { return p_; }
 

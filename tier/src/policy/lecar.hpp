@@ -22,6 +22,11 @@ public:
     void on_evict(Slot slot) override;
     void on_insert(Slot slot, const Access& access) override;
     void on_erase(Slot slot) override;
+    // A request's key is looked up in both ghost lists.
+    void prefetch(Key key) const override {
+        lru_history_.prefetch(key);
+        lfu_history_.prefetch(key);
+    }
 
     double lru_weight() const { return w_lru_; }
 

@@ -324,6 +324,15 @@ void WeightSharingPolicy::on_erase(Slot slot) {
         shadow.erase(key);
 }
 
+// The shadows and the prediction sets are looked up on every request: start loading their entries.
+void WeightSharingPolicy::prefetch(Key key) const {
+    for (int e = 0; e < expert_count; ++e) {
+        shadow_[e].prefetch(key);
+        predicted_[e].prefetch(key);
+    }
+    slot_of_.prefetch(key);
+}
+
 std::optional<LearnerState> WeightSharingPolicy::learner_state() const {
     return state_;
 }

@@ -30,8 +30,9 @@ public:
     // counted by the caller); evicts as access() does. No-op if already resident.
     void insert(const Access& access);
     bool contains(Key key) const;
-    // A hint that `key` will be looked up soon: starts loading its place in the index, so that a
-    // replay that knows its next references need not wait for memory on each lookup.
+    // A hint that `key` will be requested soon: starts loading its place in the index (and the
+    // policy's own tables, EvictionPolicy::prefetch), so that a replay that knows its next
+    // references need not wait for memory on each lookup. Changes no result.
     void prefetch(Key key) const;
     // Removes the key without it counting as an eviction (invalidation). False if not resident.
     bool erase(Key key);

@@ -69,6 +69,10 @@ public:
     virtual void on_busy(Slot slot, const Access& access) { on_hit(slot, access); }
 
     virtual std::optional<LearnerState> learner_state() const { return std::nullopt; }
+
+    // A hint that `key` will be requested soon (CacheModel::prefetch): a policy with lookup tables
+    // of its own may start loading their entries. Changes nothing else.
+    virtual void prefetch(Key /*key*/) const {}
 };
 
 // Parameters every policy may use. Capacity is in the same unit as Access::size.
