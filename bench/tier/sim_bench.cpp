@@ -54,8 +54,8 @@ TEST_CASE("LRU simulates at least 10 M references per second", "[tier][speed]") 
 }
 
 // A large object trace: half of the requests uniform over 5 M objects, half from a heavy-tailed
-// popularity (Pareto, shape 0.3), 4 KiB each: 3.4 M distinct objects, 2 M of them resident at 8
-// GiB.
+// popularity (Pareto, shape 0.3), 4 KiB each: 3.4 M distinct objects, 2 M of them resident
+// at 8 GiB.
 Trace large_object_trace() {
     Trace trace;
     trace.source = "large object mix";

@@ -58,9 +58,9 @@ bool CacheModel::contains(Key key) const {
     return slot_of_->contains(key);
 }
 
-void CacheModel::prefetch(Key key) const {
+void CacheModel::prepare_lookup(Key key) const {
     slot_of_->prefetch(key);
-    policy_->prefetch(key);
+    policy_->prepare_lookup(key);
 }
 
 bool CacheModel::erase(Key key) {

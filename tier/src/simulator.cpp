@@ -222,7 +222,8 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     if (config.prefetch.empty()) {
         for (std::size_t i = 0; i < refs.size(); ++i) {
             const Reference& ref = refs[i];
-            if (i + index_lookahead < refs.size()) cache.prefetch(refs[i + index_lookahead].key);
+            if (i + index_lookahead < refs.size())
+                cache.prepare_lookup(refs[i + index_lookahead].key);
             if (bypass_on && bypassed(ref, i)) continue;
             const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
             if (cache.access(a))
@@ -249,7 +250,8 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
         std::vector<Key> candidates;
         for (std::size_t i = 0; i < refs.size(); ++i) {
             const Reference& ref = refs[i];
-            if (i + index_lookahead < refs.size()) cache.prefetch(refs[i + index_lookahead].key);
+            if (i + index_lookahead < refs.size())
+                cache.prepare_lookup(refs[i + index_lookahead].key);
             if (bypass_on && bypassed(ref, i)) {
                 // The engine drops a prefetched line that a write goes past it to.
                 if (ref.write && pbuf.take(ref.key)) ++result.prefetches_wasted;

@@ -144,9 +144,9 @@ TEST(Policies, EraseRemovesWithoutEviction) {
     }
 }
 
-// The simulator prefetches the index entries of references ahead of the one it replays; that must
+// The simulator prepares the lookups of references ahead of the one it replays; that must
 // change no hit, no eviction, whatever the key and however the index grows meanwhile.
-TEST(Policies, PrefetchingKeysChangesNothing) {
+TEST(Policies, PreparingLookupsChangesNothing) {
     std::mt19937_64 rng(3);
     std::vector<Key> keys(20000);
     for (Key& k : keys)
@@ -157,8 +157,8 @@ TEST(Policies, PrefetchingKeysChangesNothing) {
         CacheModel plain(1000, make_policy(name, config));
         CacheModel hinted(1000, make_policy(name, config));
         for (std::size_t i = 0; i < keys.size(); ++i) {
-            hinted.prefetch(keys[(i + 8) % keys.size()]);
-            hinted.prefetch(rng()); // a key that may never come
+            hinted.prepare_lookup(keys[(i + 8) % keys.size()]);
+            hinted.prepare_lookup(rng()); // a key that may never come
             const Access access{keys[i], 1, never_again};
             ASSERT_EQ(hinted.access(access), plain.access(access)) << name << " at " << i;
             ASSERT_EQ(hinted.evicted(), plain.evicted()) << name << " at " << i;

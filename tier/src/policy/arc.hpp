@@ -21,9 +21,9 @@ public:
     void on_insert(Slot slot, const Access& access) override;
     void on_erase(Slot slot) override;
     // A request's key is looked up in both ghost lists.
-    void prefetch(Key key) const override {
-        b1_.prefetch(key);
-        b2_.prefetch(key);
+    void prepare_lookup(Key key) const override {
+        b1_.prepare_lookup(key);
+        b2_.prepare_lookup(key);
     }
 
     double target_t1() const { return p_; }

@@ -23,9 +23,9 @@ public:
     void on_insert(Slot slot, const Access& access) override;
     void on_erase(Slot slot) override;
     // A request's key is looked up in both ghost lists.
-    void prefetch(Key key) const override {
-        lru_history_.prefetch(key);
-        lfu_history_.prefetch(key);
+    void prepare_lookup(Key key) const override {
+        lru_history_.prepare_lookup(key);
+        lfu_history_.prepare_lookup(key);
     }
 
     double lru_weight() const { return w_lru_; }

@@ -214,7 +214,7 @@ public:
     std::size_t count() const { return index_.size(); }
     bool empty() const { return index_.empty(); }
     bool contains(Key key) const { return index_.contains(key); }
-    void prefetch(Key key) const { index_.prefetch(key); }
+    void prepare_lookup(Key key) const { index_.prefetch(key); }
 
     void push_front(const Entry& entry) {
         std::uint32_t n;

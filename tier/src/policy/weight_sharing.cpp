@@ -325,9 +325,9 @@ void WeightSharingPolicy::on_erase(Slot slot) {
 }
 
 // The shadows and the prediction sets are looked up on every request: start loading their entries.
-void WeightSharingPolicy::prefetch(Key key) const {
+void WeightSharingPolicy::prepare_lookup(Key key) const {
     for (int e = 0; e < expert_count; ++e) {
-        shadow_[e].prefetch(key);
+        shadow_[e].prepare_lookup(key);
         predicted_[e].prefetch(key);
     }
     slot_of_.prefetch(key);

@@ -51,7 +51,7 @@ public:
     void on_erase(Slot slot) override;
     void on_busy(Slot slot, const Access& access) override;
     std::optional<LearnerState> learner_state() const override;
-    void prefetch(Key key) const override;
+    void prepare_lookup(Key key) const override;
 
 private:
     void observe(const Access& access, bool real_miss);

@@ -31,9 +31,9 @@ public:
     void insert(const Access& access);
     bool contains(Key key) const;
     // A hint that `key` will be requested soon: starts loading its place in the index (and the
-    // policy's own tables, EvictionPolicy::prefetch), so that a replay that knows its next
+    // policy's own tables, EvictionPolicy::prepare_lookup), so that a replay that knows its next
     // references need not wait for memory on each lookup. Changes no result.
-    void prefetch(Key key) const;
+    void prepare_lookup(Key key) const;
     // Removes the key without it counting as an eviction (invalidation). False if not resident.
     bool erase(Key key);
 

@@ -70,9 +70,9 @@ public:
 
     virtual std::optional<LearnerState> learner_state() const { return std::nullopt; }
 
-    // A hint that `key` will be requested soon (CacheModel::prefetch): a policy with lookup tables
-    // of its own may start loading their entries. Changes nothing else.
-    virtual void prefetch(Key /*key*/) const {}
+    // A hint that `key` will be requested soon (CacheModel::prepare_lookup): a policy with lookup
+    // tables of its own may start loading their entries. Changes nothing else.
+    virtual void prepare_lookup(Key /*key*/) const {}
 };
 
 // Parameters every policy may use. Capacity is in the same unit as Access::size.
