@@ -254,6 +254,42 @@ TEST(Tiersim, BadInputExitsTwoNamingTheFileAndLine) {
     std::filesystem::remove(path);
 }
 
+// Simulations run side by side (--jobs) report what one at a time does, in the same order: every
+// field but the measured speed. A policy that fails fails the whole command as before.
+TEST(Tiersim, SimulationsSideBySideReportWhatOneAtATimeDoes) {
+    const std::string common = "--synthetic switching --requests 60000 --line-size 4K "
+                               "--policy lru,ws,arc --cache-size 256K,1M,4M --json --jobs ";
+    const ToolRun alone = tiersim(common + "1");
+    const ToolRun side_by_side = tiersim(common + "4");
+    ASSERT_EQ(alone.status, 0) << alone.output;
+    ASSERT_EQ(side_by_side.status, 0) << side_by_side.output;
+    auto results = [](const ToolRun& run) {
+        auto rows = nlohmann::json::parse(run.output).at("results");
+        for (auto& row : rows)
+            for (const char* timed : {"seconds", "references_per_second", "requests_per_second"})
+                row.erase(timed);
+        return rows;
+    };
+    EXPECT_EQ(nlohmann::json::parse(alone.output).at("jobs"), 1);
+    EXPECT_EQ(nlohmann::json::parse(side_by_side.output).at("jobs"), 4);
+    const auto one = results(alone), four = results(side_by_side);
+    ASSERT_EQ(one.size(), 9u);
+    EXPECT_EQ(one, four);
+    EXPECT_EQ(four[0]["policy"], "lru");
+    EXPECT_EQ(four[3]["policy"], "ws");
+    EXPECT_EQ(four[8]["policy"], "arc");
+    EXPECT_LT(four[2]["misses"].get<long>(), four[0]["misses"].get<long>()); // 4M after 256K
+    const ToolRun failing = tiersim("--synthetic poisson --policy lru,nope,lfu --cache-size "
+                                    "1M,2M --jobs 3");
+    EXPECT_EQ(failing.status, 2);
+    EXPECT_NE(failing.output.find("nope"), std::string::npos) << failing.output;
+    EXPECT_EQ(tiersim("--synthetic poisson --cache-size 1M --jobs 0").status, 2);
+    const ToolRun table = tiersim("--synthetic poisson --policy lru,lfu --cache-size 1M --jobs 2");
+    ASSERT_EQ(table.status, 0) << table.output;
+    EXPECT_NE(table.output.find("Mref/s measured with 2 simulations at once"), std::string::npos)
+        << table.output;
+}
+
 // A bad option is bad input too, with the option named; --help is not an error.
 TEST(Tiersim, BadOptionsExitTwoNamingTheOption) {
     const ToolRun out_of_range =
