@@ -7,13 +7,18 @@
 #include <cstddef>
 #include <exception>
 #include <mutex>
+#include <sched.h>
 #include <thread>
 #include <vector>
 
 namespace iosig::tier::tools {
 
-// The default number of jobs: the CPUs this process may run on.
+// The default number of jobs: the CPUs this process may run on (its affinity mask, which taskset
+// and cpusets narrow), else every CPU the machine has.
 inline unsigned default_jobs() {
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0)
+        return static_cast<unsigned>(CPU_COUNT(&allowed));
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
@@ -22,6 +27,7 @@ inline unsigned default_jobs() {
 // rethrown here once all threads have stopped; the calls not yet started are skipped.
 template <class Run>
 void run_parallel(std::size_t count, unsigned jobs, const Run& run) {
+    if (count == 0) return;
     std::atomic<std::size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr error;
@@ -39,7 +45,7 @@ void run_parallel(std::size_t count, unsigned jobs, const Run& run) {
     };
     std::vector<std::thread> threads;
     const std::size_t extra = std::min<std::size_t>(std::max(1u, jobs), count) - 1;
-    for (std::size_t t = 0; t < extra && count > 0; ++t)
+    for (std::size_t t = 0; t < extra; ++t)
         threads.emplace_back(worker);
     worker();
     for (std::thread& thread : threads)

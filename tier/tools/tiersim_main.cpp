@@ -337,18 +337,18 @@ int main(int argc, char** argv) {
         std::vector<SimResult> results(configs.size());
         tools::run_parallel(configs.size(), jobs,
                             [&](std::size_t i) { results[i] = simulate(trace, configs[i]); });
+        const std::size_t at_once = std::min<std::size_t>(jobs, results.size());
         if (json) {
             nlohmann::json out{{"trace", trace.source},
                                {"skipped_zero_size", trace.skipped_zero_size},
                                {"results", nlohmann::json::array()}};
             if (working_set) out["working_set_bytes"] = *working_set;
-            out["jobs"] = std::min<std::size_t>(jobs, results.size()); // simulations at once
+            out["jobs"] = at_once; // simulations at once
             for (const SimResult& r : results)
                 out["results"].push_back(to_json(r));
             fmt::print("{}\n", out.dump(2));
         } else {
             print_table(trace.source, results);
-            const auto at_once = std::min<std::size_t>(jobs, results.size());
             if (at_once > 1)
                 fmt::print("Mref/s measured with {} simulations at once (--jobs 1: one alone)\n",
                            at_once);
