@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <fmt/format.h>
+#include <limits>
 #include <stdexcept>
 
 namespace iosig::tier::detail {
@@ -25,10 +26,17 @@ SimMode checked_mode(const Trace& trace, const SimConfig& config) {
     return mode;
 }
 
-std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t line_size) {
-    std::vector<Reference> refs;
-    refs.reserve(trace.requests.size());
-    for (const Request& r : trace.requests) {
+std::size_t expand_requests(const Trace& trace, SimMode mode, std::uint64_t line_size,
+                            std::size_t first, std::size_t max_refs, std::vector<Reference>& refs,
+                            std::vector<std::uint32_t>* request_of) {
+    refs.clear();
+    if (request_of) request_of->clear();
+    std::size_t i = first;
+    for (; i < trace.requests.size(); ++i) {
+        const Request& r = trace.requests[i];
+        const std::uint64_t count = mode == SimMode::object ? 1 : line_span(r, line_size).count;
+        if (!refs.empty() && refs.size() + count > max_refs) break;
+        if (request_of) request_of->insert(request_of->end(), count, static_cast<std::uint32_t>(i));
         if (mode == SimMode::object) {
             refs.push_back(Reference{r.id, r.size, r.size, r.write});
             continue;
@@ -41,7 +49,24 @@ std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t li
             refs.push_back(Reference{line, 1, static_cast<std::uint32_t>(hi - lo), r.write});
         }
     }
+    return i;
+}
+
+std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t line_size) {
+    std::vector<Reference> refs;
+    refs.reserve(trace.requests.size());
+    expand_requests(trace, mode, line_size, 0, std::numeric_limits<std::size_t>::max(), refs,
+                    nullptr);
     return refs;
+}
+
+ReferenceTotals reference_totals(const Trace& trace, SimMode mode, std::uint64_t line_size) {
+    ReferenceTotals totals;
+    for (const Request& r : trace.requests) {
+        totals.references += mode == SimMode::object ? 1 : line_span(r, line_size).count;
+        totals.bytes += r.size; // a block request's lines hold its bytes between them
+    }
+    return totals;
 }
 
 } // namespace iosig::tier::detail

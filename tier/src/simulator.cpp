@@ -128,8 +128,14 @@ std::uint64_t working_set_bytes(const Trace& trace, const SimConfig& config) {
     const SimMode mode = detail::checked_mode(trace, probe);
     std::unordered_set<Key> seen;
     std::uint64_t bytes = 0;
-    for (const detail::Reference& r : detail::expand(trace, mode, config.line_size))
-        if (seen.insert(r.key).second) bytes += mode == SimMode::object ? r.size : config.line_size;
+    std::vector<detail::Reference> refs;
+    for (std::size_t next = 0; next < trace.requests.size();) {
+        next = detail::expand_requests(trace, mode, config.line_size, next, std::size_t{1} << 16,
+                                       refs, nullptr);
+        for (const detail::Reference& r : refs)
+            if (seen.insert(r.key).second)
+                bytes += mode == SimMode::object ? r.size : config.line_size;
+    }
     return bytes;
 }
 
@@ -169,14 +175,11 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     pc.capacity = result.capacity;
     CacheModel cache(result.capacity, make_policy(config.policy, pc));
 
-    const std::vector<Reference> refs = detail::expand(trace, mode, config.line_size);
     std::vector<std::uint32_t> request_of;
     const bool per_request = config.fills_per_request && mode == SimMode::block;
-    if (per_request || config.sequential_cutoff > 0) {
-        if (trace.requests.size() > std::numeric_limits<std::uint32_t>::max())
-            throw std::invalid_argument("fills per request: too many requests");
-        request_of = request_of_references(trace, config.line_size);
-    }
+    const bool need_request_of = per_request || config.sequential_cutoff > 0;
+    if (need_request_of && trace.requests.size() > std::numeric_limits<std::uint32_t>::max())
+        throw std::invalid_argument("fills per request: too many requests");
     if (per_request) {
         result.request_fills.assign(trace.requests.size(), 0);
         result.request_fill_reads.assign(trace.requests.size(), 0);
@@ -190,51 +193,81 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
         }
     }
     const bool bypass_on = bypass.has_value();
+
+    // The references of one chunk of whole requests; `base` is the trace-wide index of refs[0].
+    // Belady needs every reference's next use, so it takes the whole trace as one chunk.
+    const bool offline = policy_is_offline(config.policy);
+    const std::size_t chunk_refs = offline               ? std::numeric_limits<std::size_t>::max()
+                                   : config.replay_chunk ? config.replay_chunk
+                                                         : std::size_t{1} << 16;
+    std::vector<Reference> refs;
+    std::size_t base = 0, next_request = 0;
+    const auto next_chunk = [&] {
+        base += refs.size();
+        if (next_request >= trace.requests.size()) return false;
+        next_request =
+            detail::expand_requests(trace, mode, config.line_size, next_request, chunk_refs, refs,
+                                    need_request_of ? &request_of : nullptr);
+        return true;
+    };
+    const detail::ReferenceTotals totals = detail::reference_totals(trace, mode, config.line_size);
+    result.references = totals.references;
+    result.bytes_requested = totals.bytes;
+
+    // Indices below are chunk-local (j) or trace-wide (i = base + j); a request never spans two
+    // chunks.
     // A line of a bypassing request that the cache does not hold goes past it.
-    const auto bypassed = [&](const Reference& ref, std::size_t i) {
-        if (!bypass->bypasses(request_of[i]) || cache.contains(ref.key)) return false;
-        bypass->serve(ref, request_of[i], result, per_request);
+    const auto bypassed = [&](const Reference& ref, std::size_t j) {
+        if (!bypass->bypasses(request_of[j]) || cache.contains(ref.key)) return false;
+        bypass->serve(ref, request_of[j], result, per_request);
         return true;
     };
     // The engine's fill runs: a read miss (already inserted, so its evictions are done) fetches
     // the lines after it in its request that the cache does not hold, up to run_lines.
     const std::uint64_t run_lines = io_run_lines(config.io_run_bytes, config.line_size);
-    std::size_t run_end = 0; // references [.., run_end) came with the current run
-    const auto miss = [&](const Reference& ref, std::size_t i) {
+    std::size_t run_end = 0; // chunk references [.., run_end) came with the current run
+    const auto miss = [&](const Reference& ref, std::size_t j) {
         if (!count_miss(result, ref, config.line_size) || !per_request) return;
-        const std::uint32_t request = request_of[i];
+        const std::uint32_t request = request_of[j];
         ++result.request_fills[request];
-        if (!ref.write && i < run_end) return; // fetched with an earlier line of its request
+        if (!ref.write && j < run_end) return; // fetched with an earlier line of its request
         ++result.request_fill_reads[request];
         if (ref.write) return; // a partial write fills its line alone
-        run_end = i + 1;
-        while (run_end < refs.size() && run_end - i < run_lines && request_of[run_end] == request &&
+        run_end = j + 1;
+        while (run_end < refs.size() && run_end - j < run_lines && request_of[run_end] == request &&
                !cache.contains(refs[run_end].key))
             ++run_end;
     };
-    const std::vector<std::int64_t> next =
-        policy_is_offline(config.policy) ? next_references(refs) : std::vector<std::int64_t>{};
-    result.references = refs.size();
-    for (const Reference& r : refs)
-        result.bytes_requested += r.bytes;
+    std::vector<std::int64_t> next;
+    if (offline) {
+        refs = detail::expand(trace, mode, config.line_size);
+        if (need_request_of) request_of = request_of_references(trace, config.line_size);
+        next = next_references(refs);
+        next_request = trace.requests.size();
+    }
+    // The chunk Belady expanded above is the first and only one.
+    bool have_chunk = offline ? true : next_chunk();
 
     const auto start = std::chrono::steady_clock::now();
     if (config.prefetch.empty()) {
-        for (std::size_t i = 0; i < refs.size(); ++i) {
-            const Reference& ref = refs[i];
-            if (i + index_lookahead < refs.size())
-                cache.prepare_lookup(refs[i + index_lookahead].key);
-            if (bypass_on && bypassed(ref, i)) continue;
-            const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
-            if (cache.access(a))
-                ++result.hits;
-            else
-                miss(ref, i);
+        for (; have_chunk; have_chunk = next_chunk()) {
+            run_end = 0;
+            for (std::size_t j = 0; j < refs.size(); ++j) {
+                const Reference& ref = refs[j];
+                if (j + index_lookahead < refs.size())
+                    cache.prepare_lookup(refs[j + index_lookahead].key);
+                if (bypass_on && bypassed(ref, j)) continue;
+                const Access a{ref.key, ref.size, next.empty() ? never_again : next[base + j]};
+                if (cache.access(a))
+                    ++result.hits;
+                else
+                    miss(ref, j);
+            }
         }
     } else {
         PrefetchBufferModel pbuf(buffer);
         const std::uint64_t mean_size = std::max<std::uint64_t>(
-            1, result.bytes_requested / std::max<std::uint64_t>(1, refs.size()));
+            1, result.bytes_requested / std::max<std::uint64_t>(1, result.references));
         const std::uint64_t buffer_entries =
             std::max<std::uint64_t>(1, mode == SimMode::object ? buffer / mean_size : buffer);
         // Objects are not read in runs, so their streams' windows do not grow.
@@ -247,36 +280,12 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
             return mode == SimMode::block && config.prefetch_limit &&
                    k >= (config.prefetch_limit + config.line_size - 1) / config.line_size;
         };
-        std::vector<Key> candidates;
-        for (std::size_t i = 0; i < refs.size(); ++i) {
-            const Reference& ref = refs[i];
-            if (i + index_lookahead < refs.size())
-                cache.prepare_lookup(refs[i + index_lookahead].key);
-            if (bypass_on && bypassed(ref, i)) {
-                // The engine drops a prefetched line that a write goes past it to.
-                if (ref.write && pbuf.take(ref.key)) ++result.prefetches_wasted;
-                result.prefetches_wasted += pbuf.expire(i, lifetime);
-                continue;
-            }
-            const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
-            candidates.clear();
-            if (cache.contains(ref.key)) {
-                cache.access(a);
-                ++result.hits;
-            } else {
-                if (pbuf.take(ref.key)) {
-                    ++result.hits;
-                    ++result.prefetch_hits;
-                    cache.insert(a);
-                } else {
-                    cache.access(a);
-                    miss(ref, i);
-                }
-                prefetcher->on_miss_stream(ref.key, candidates);
-            }
+        // Into free buffer slots; adjacent lines share a home read up to run_lines.
+        const auto issue_prefetches = [&](const std::vector<Key>& keys, const Reference& ref,
+                                          std::size_t i) {
             std::optional<Key> prefetch_last; // the last line of the current prefetch run
             std::uint64_t prefetch_run = 0;
-            for (const Key k : candidates) {
+            for (const Key k : keys) {
                 if (cache.contains(k) || pbuf.contains(k) || past_limit(k)) {
                     prefetch_last.reset(); // a line not fetched ends the run
                     continue;
@@ -296,7 +305,40 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                 }
                 prefetch_last = k;
             }
-            result.prefetches_wasted += pbuf.expire(i, lifetime);
+        };
+        std::vector<Key> candidates;
+        for (; have_chunk; have_chunk = next_chunk()) {
+            run_end = 0;
+            for (std::size_t j = 0; j < refs.size(); ++j) {
+                const Reference& ref = refs[j];
+                const std::size_t i = base + j;
+                if (j + index_lookahead < refs.size())
+                    cache.prepare_lookup(refs[j + index_lookahead].key);
+                if (bypass_on && bypassed(ref, j)) {
+                    // The engine drops a prefetched line that a write goes past it to.
+                    if (ref.write && pbuf.take(ref.key)) ++result.prefetches_wasted;
+                    result.prefetches_wasted += pbuf.expire(i, lifetime);
+                    continue;
+                }
+                const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
+                candidates.clear();
+                if (cache.contains(ref.key)) {
+                    cache.access(a);
+                    ++result.hits;
+                } else {
+                    if (pbuf.take(ref.key)) {
+                        ++result.hits;
+                        ++result.prefetch_hits;
+                        cache.insert(a);
+                    } else {
+                        cache.access(a);
+                        miss(ref, j);
+                    }
+                    prefetcher->on_miss_stream(ref.key, candidates);
+                }
+                issue_prefetches(candidates, ref, i);
+                result.prefetches_wasted += pbuf.expire(i, lifetime);
+            }
         }
         result.prefetches_wasted += pbuf.live();
     }

@@ -1,7 +1,8 @@
 // Trace readers and writer (trace.hpp).
 #include "iosig/tier/trace.hpp"
 
-#include "trace_decompress.hpp"
+#include "trace_input.hpp"
+#include "trace_readers.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -33,7 +34,8 @@ std::string_view trim(std::string_view s) {
 // number() is the last line's number in the file, for error messages.
 class RecordLines {
 public:
-    explicit RecordLines(std::string_view text) : text_(text) {}
+    explicit RecordLines(std::string_view text, std::size_t lines_before = 0)
+        : text_(text), number_(lines_before) {}
     bool next(std::string_view& line) {
         while (pos_ < text_.size()) {
             std::size_t eol = text_.find('\n', pos_);
@@ -49,7 +51,7 @@ public:
 
 private:
     std::string_view text_;
-    std::size_t pos_ = 0, number_ = 0;
+    std::size_t pos_ = 0, number_;
 };
 
 std::vector<std::string_view> split_fields(std::string_view line) {
@@ -116,30 +118,6 @@ TraceFormat guess_trace_format(const std::filesystem::path& file) {
     throw std::invalid_argument(fmt::format(
         "{}: cannot tell the trace format from the name; pass --format csv|oracleGeneral|txt",
         file.string()));
-}
-
-Trace load_trace(const std::filesystem::path& file, TraceFormat format,
-                 const std::optional<CsvColumns>& columns) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw TraceError(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(file, ec);
-    if (ec) throw TraceError(fmt::format("{}: {}", file.string(), ec.message()));
-    std::string bytes(size, '\0');
-    if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
-        throw TraceError(fmt::format("{}: read error", file.string()));
-    if (const auto kind = detail::detect_compression(bytes); kind != detail::Compression::none)
-        bytes = detail::decompress(bytes, kind, file.string());
-    switch (format) {
-    case TraceFormat::csv:
-        return parse_csv_trace(bytes, file.string(), columns);
-    case TraceFormat::txt:
-        return parse_txt_trace(bytes, file.string());
-    case TraceFormat::oracle_general:
-        break;
-    }
-    return parse_oracle_general(bytes, file.string());
 }
 
 namespace {
@@ -257,147 +235,172 @@ CsvColumns parse_csv_columns(std::string_view spec) {
     return c;
 }
 
-Trace parse_csv_trace(std::string_view text, std::string_view name,
-                      const std::optional<CsvColumns>& given) {
-    Trace trace;
-    trace.source = std::string(name);
-    std::optional<CsvColumns> columns = given;
-    std::size_t header_fields = 0; // a header's field count, which every record must match
-    bool skip_header = given && given->header;
-    if (given) trace.kind = block_trace(*given) ? TraceKind::blocks : TraceKind::objects;
-    RecordLines lines(text);
+namespace detail {
+
+CsvTraceReader::CsvTraceReader(std::string_view name, const std::optional<CsvColumns>& given)
+    : name_(name), columns_(given), skip_header_(given && given->header) {
+    trace_.source = name_;
+    if (given) trace_.kind = block_trace(*given) ? TraceKind::blocks : TraceKind::objects;
+}
+
+void CsvTraceReader::feed(std::string_view text) {
+    RecordLines lines(text, lines_);
     std::string_view line;
     while (lines.next(line)) {
         const std::size_t line_no = lines.number();
         const auto fields = split_fields(line);
-        if (skip_header) {
-            skip_header = false;
+        if (skip_header_) {
+            skip_header_ = false;
             continue;
         }
-        if (!columns) {
+        if (!columns_) {
             if (auto msr = msr_cambridge_columns(fields)) {
                 // Not a header: this line is the first request.
-                columns = msr;
-                trace.kind = TraceKind::blocks;
-                trace.source += " (no header: MSR Cambridge's columns op=4,offset=5,size=6)";
+                columns_ = msr;
+                trace_.kind = TraceKind::blocks;
+                trace_.source += " (no header: MSR Cambridge's columns op=4,offset=5,size=6)";
             } else {
-                columns = columns_from_header(fields);
-                header_fields = fields.size();
-                if (block_trace(*columns))
-                    trace.kind = TraceKind::blocks;
-                else if (object_trace(*columns))
-                    trace.kind = TraceKind::objects;
+                columns_ = columns_from_header(fields);
+                header_fields_ = fields.size();
+                if (block_trace(*columns_))
+                    trace_.kind = TraceKind::blocks;
+                else if (object_trace(*columns_))
+                    trace_.kind = TraceKind::objects;
                 else
                     throw TraceError(fmt::format(
                         "{}:{}: expected a header naming the columns size and lbn or offset (a "
                         "block trace, e.g. 'version,time,op,size,lbn') or obj_id and optionally "
                         "obj_size (an object trace), got '{}'; for a trace without a header, name "
                         "the columns with --csv-columns",
-                        name, line_no, line));
+                        name_, line_no, line));
                 continue;
             }
         }
-        if (header_fields > 0 && fields.size() != header_fields)
-            throw TraceError(fmt::format("{}:{}: {} fields, the header has {}", name, line_no,
-                                         fields.size(), header_fields));
-        const int last =
-            std::max({columns->op, columns->size, columns->lbn, columns->offset, columns->object});
+        if (header_fields_ > 0 && fields.size() != header_fields_)
+            throw TraceError(fmt::format("{}:{}: {} fields, the header has {}", name_, line_no,
+                                         fields.size(), header_fields_));
+        const int last = std::max(
+            {columns_->op, columns_->size, columns_->lbn, columns_->offset, columns_->object});
         if (static_cast<std::size_t>(last) >= fields.size())
-            throw TraceError(fmt::format("{}:{}: {} fields, but column {} is named", name, line_no,
+            throw TraceError(fmt::format("{}:{}: {} fields, but column {} is named", name_, line_no,
                                          fields.size(), last + 1));
         const auto field = [&](int col) { return fields[static_cast<std::size_t>(col)]; };
         Request r;
-        if (columns->op >= 0) r.write = parse_op(field(columns->op), name, line_no);
+        if (columns_->op >= 0) r.write = parse_op(field(columns_->op), name_, line_no);
         std::uint64_t size = 1; // an object trace without sizes counts objects
-        if (columns->size >= 0 && (!parse_number(field(columns->size), size) ||
-                                   size > (columns->size_in_sectors ? 0x7fffffu : 0xffffffffu)))
-            throw TraceError(fmt::format("{}:{}: size '{}' is not a {} count below 4 GiB", name,
-                                         line_no, field(columns->size),
-                                         columns->size_in_sectors ? "sector" : "byte"));
-        if (columns->size_in_sectors) size *= 512;
-        if (trace.kind == TraceKind::blocks && columns->lbn >= 0) {
+        if (columns_->size >= 0 && (!parse_number(field(columns_->size), size) ||
+                                    size > (columns_->size_in_sectors ? 0x7fffffu : 0xffffffffu)))
+            throw TraceError(fmt::format("{}:{}: size '{}' is not a {} count below 4 GiB", name_,
+                                         line_no, field(columns_->size),
+                                         columns_->size_in_sectors ? "sector" : "byte"));
+        if (columns_->size_in_sectors) size *= 512;
+        if (trace_.kind == TraceKind::blocks && columns_->lbn >= 0) {
             std::uint64_t lbn = 0;
-            if (!parse_number(field(columns->lbn), lbn) || lbn > (~0ull >> 9))
-                throw TraceError(fmt::format("{}:{}: lbn '{}' is not a sector number", name,
-                                             line_no, field(columns->lbn)));
+            if (!parse_number(field(columns_->lbn), lbn) || lbn > (~0ull >> 9))
+                throw TraceError(fmt::format("{}:{}: lbn '{}' is not a sector number", name_,
+                                             line_no, field(columns_->lbn)));
             r.id = lbn * 512;
-        } else if (trace.kind == TraceKind::blocks) {
-            if (!parse_number(field(columns->offset), r.id))
-                throw TraceError(fmt::format("{}:{}: offset '{}' is not a byte offset", name,
-                                             line_no, field(columns->offset)));
+        } else if (trace_.kind == TraceKind::blocks) {
+            if (!parse_number(field(columns_->offset), r.id))
+                throw TraceError(fmt::format("{}:{}: offset '{}' is not a byte offset", name_,
+                                             line_no, field(columns_->offset)));
         } else {
-            if (field(columns->object).empty())
-                throw TraceError(fmt::format("{}:{}: empty object id", name, line_no));
-            r.id = object_id(field(columns->object));
+            if (field(columns_->object).empty())
+                throw TraceError(fmt::format("{}:{}: empty object id", name_, line_no));
+            r.id = object_id(field(columns_->object));
         }
         if (size == 0) { // touches no data; libCacheSim skips these too
-            ++trace.skipped_zero_size;
+            ++trace_.skipped_zero_size;
             continue;
         }
         r.size = static_cast<std::uint32_t>(size);
-        trace.requests.push_back(r);
+        trace_.requests.push_back(r);
     }
-    if (!columns) throw TraceError(fmt::format("{}: empty trace (no header)", name));
-    return trace;
+    lines_ = lines.number();
 }
 
-Trace parse_txt_trace(std::string_view text, std::string_view name) {
-    Trace trace;
-    trace.source = std::string(name);
-    trace.kind = TraceKind::objects;
-    RecordLines lines(text);
+Trace CsvTraceReader::finish() {
+    if (!columns_) throw TraceError(fmt::format("{}: empty trace (no header)", name_));
+    return std::move(trace_);
+}
+
+TxtTraceReader::TxtTraceReader(std::string_view name) {
+    trace_.source = std::string(name);
+    trace_.kind = TraceKind::objects;
+}
+
+void TxtTraceReader::feed(std::string_view text) {
+    RecordLines lines(text, lines_);
     std::string_view line;
     while (lines.next(line)) {
         const std::string_view id = line.substr(0, line.find_first_of(" \t"));
-        trace.requests.push_back(Request{object_id(id), 1, false});
+        trace_.requests.push_back(Request{object_id(id), 1, false});
     }
-    if (trace.requests.empty())
-        throw TraceError(fmt::format("{}: empty trace (no object ids)", name));
-    return trace;
+    lines_ = lines.number();
 }
 
-Trace parse_oracle_general(std::string_view bytes, std::string_view name) {
+Trace TxtTraceReader::finish() {
+    if (trace_.requests.empty())
+        throw TraceError(fmt::format("{}: empty trace (no object ids)", trace_.source));
+    return std::move(trace_);
+}
+
+OracleGeneralReader::OracleGeneralReader(std::string_view name) {
+    trace_.source = std::string(name);
+    trace_.kind = TraceKind::objects;
+}
+
+void OracleGeneralReader::feed(std::string_view bytes) {
     static_assert(std::endian::native == std::endian::little,
                   "oracleGeneral records are little-endian");
-    constexpr std::size_t record = 24;
-    if (bytes.size() % record != 0)
-        throw TraceError(
-            fmt::format("{}: {} bytes is not a whole number of 24-byte oracleGeneral records "
-                        "(record {} is truncated)",
-                        name, bytes.size(), bytes.size() / record));
-    Trace trace;
-    trace.source = std::string(name);
-    trace.kind = TraceKind::objects;
-    trace.requests.reserve(bytes.size() / record);
-    for (std::size_t i = 0; i < bytes.size() / record; ++i) {
-        const char* p = bytes.data() + i * record;
+    for (std::size_t at = 0; at + record_bytes <= bytes.size(); at += record_bytes) {
+        const char* p = bytes.data() + at;
         std::uint64_t id;
         std::uint32_t size;
         std::memcpy(&id, p + 4, 8);
         std::memcpy(&size, p + 12, 4);
+        ++records_;
         if (size == 0) { // libCacheSim's readers skip these by default (ignore_size_zero_req)
-            ++trace.skipped_zero_size;
+            ++trace_.skipped_zero_size;
             continue;
         }
-        trace.requests.push_back(Request{id, size, false});
+        trace_.requests.push_back(Request{id, size, false});
     }
-    if (trace.requests.empty() && trace.skipped_zero_size > 0)
-        throw TraceError(
-            fmt::format("{}: all {} records have size 0", name, trace.skipped_zero_size));
-    return trace;
 }
 
-Trace load_trace(const std::filesystem::path& file, std::string_view format_text,
-                 std::string_view csv_columns_text) {
-    const TraceFormat format =
-        format_text.empty() ? guess_trace_format(file) : parse_trace_format(format_text);
-    std::optional<CsvColumns> columns;
-    if (!csv_columns_text.empty()) {
-        if (format != TraceFormat::csv)
-            throw std::invalid_argument("--csv-columns applies to csv traces only");
-        columns = parse_csv_columns(csv_columns_text);
-    }
-    return load_trace(file, format, columns);
+Trace OracleGeneralReader::finish(std::size_t leftover) {
+    if (leftover != 0)
+        throw TraceError(
+            fmt::format("{}: {} bytes is not a whole number of 24-byte oracleGeneral records "
+                        "(record {} is truncated)",
+                        trace_.source, records_ * record_bytes + leftover, records_));
+    if (trace_.requests.empty() && trace_.skipped_zero_size > 0)
+        throw TraceError(
+            fmt::format("{}: all {} records have size 0", trace_.source, trace_.skipped_zero_size));
+    return std::move(trace_);
+}
+
+} // namespace detail
+
+Trace parse_csv_trace(std::string_view text, std::string_view name,
+                      const std::optional<CsvColumns>& columns) {
+    detail::CsvTraceReader reader(name, columns);
+    reader.feed(text);
+    return reader.finish();
+}
+
+Trace parse_txt_trace(std::string_view text, std::string_view name) {
+    detail::TxtTraceReader reader(name);
+    reader.feed(text);
+    return reader.finish();
+}
+
+Trace parse_oracle_general(std::string_view bytes, std::string_view name) {
+    detail::OracleGeneralReader reader(name);
+    const std::size_t whole = bytes.size() / reader.record_bytes * reader.record_bytes;
+    reader.reserve(whole / reader.record_bytes);
+    reader.feed(bytes.substr(0, whole));
+    return reader.finish(bytes.size() - whole);
 }
 
 void write_csv_trace(const Trace& trace, const std::filesystem::path& file) {

@@ -17,6 +17,7 @@
 #include "iosig/tier/readahead_model.hpp"
 #include "iosig/tier/trace.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,6 +53,11 @@ struct SimConfig {
     ReadaheadConfig readahead; // the home device's, for the bypass's reads
     // The home file's size, which readahead does not pass; 0: the end of the trace's last byte.
     std::uint64_t home_file_size = 0;
+    // The replay turns this many references of the trace into cache keys at a time (whole requests;
+    // 0: 64 Ki), so that a simulation holds 28 bytes per reference of one chunk, not of the whole
+    // trace. Results do not depend on it. Belady, which needs the whole future, expands the whole
+    // trace whatever this says.
+    std::size_t replay_chunk = 0;
 };
 
 struct SimResult {

@@ -1,0 +1,77 @@
+// load_trace (trace.hpp): the file is read and parsed a block at a time, so that loading a trace
+// holds its requests (16 bytes each) and one block, not the file's bytes as well.
+#include "iosig/tier/trace.hpp"
+#include "trace_input.hpp"
+#include "trace_readers.hpp"
+
+#include <fmt/format.h>
+#include <string>
+
+namespace iosig::tier {
+namespace {
+
+constexpr std::size_t block_bytes = std::size_t{16} << 20;
+
+template <class Reader>
+Trace load_lines(detail::TraceInput& input, Reader& reader) {
+    std::string buffer;
+    while (input.read(buffer, block_bytes) > 0) {
+        // Whole lines go to the parser; the part after the last newline waits for the next block.
+        const std::size_t end = buffer.rfind('\n');
+        if (end == std::string::npos) continue;
+        reader.feed(std::string_view(buffer).substr(0, end + 1));
+        buffer.erase(0, end + 1);
+    }
+    reader.feed(buffer); // the last line, if it has no newline
+    return reader.finish();
+}
+
+Trace load_records(detail::TraceInput& input, detail::OracleGeneralReader& reader) {
+    constexpr std::size_t record = detail::OracleGeneralReader::record_bytes;
+    if (input.compression() == detail::Compression::none)
+        reader.reserve(input.file_size() / record);
+    std::string buffer;
+    while (input.read(buffer, block_bytes) > 0) {
+        const std::size_t whole = buffer.size() / record * record;
+        reader.feed(std::string_view(buffer).substr(0, whole));
+        buffer.erase(0, whole);
+    }
+    return reader.finish(buffer.size());
+}
+
+} // namespace
+
+Trace load_trace(const std::filesystem::path& file, TraceFormat format,
+                 const std::optional<CsvColumns>& columns) {
+    detail::TraceInput input(file);
+    const std::string name = file.string();
+    switch (format) {
+    case TraceFormat::csv: {
+        detail::CsvTraceReader reader(name, columns);
+        return load_lines(input, reader);
+    }
+    case TraceFormat::txt: {
+        detail::TxtTraceReader reader(name);
+        return load_lines(input, reader);
+    }
+    case TraceFormat::oracle_general:
+        break;
+    }
+    detail::OracleGeneralReader reader(name);
+    return load_records(input, reader);
+}
+
+Trace load_trace(const std::filesystem::path& file, std::string_view format_text,
+                 std::string_view csv_columns_text) {
+    const TraceFormat format =
+        format_text.empty() ? guess_trace_format(file) : parse_trace_format(format_text);
+    std::optional<CsvColumns> columns;
+    if (!csv_columns_text.empty()) {
+        if (format != TraceFormat::csv)
+            throw std::invalid_argument("--csv-columns applies to csv traces only");
+        columns = parse_csv_columns(csv_columns_text);
+    }
+    return load_trace(file, format, columns);
+}
+
+} // namespace iosig::tier

@@ -1,0 +1,86 @@
+// load_trace reads a file in blocks of 16 MiB (decompressing on the way) and parses each as it
+// comes, so that a loaded trace holds its requests and not the file's bytes. A line or a record
+// cut by a block's end, and the line numbers in error messages past the first block, must come
+// out as if the whole file had been parsed at once.
+#include "trace_files.hpp"
+#include "trace_fixture.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace iosig::tier {
+namespace {
+
+using test_support::error_of;
+using namespace test_support::files;
+
+constexpr std::size_t read_block = std::size_t{16} << 20;
+
+// A block trace of `lines` requests (over 16 MiB of text for 800,000), blank and comment lines
+// among them; the last line has no newline.
+std::string large_csv(std::size_t lines) {
+    std::string text = "version,time,op,size,lbn\n";
+    for (std::size_t i = 0; i < lines; ++i) {
+        text += fmt::format("1,{},{},{},{}\n", i, i % 3 ? "28" : "2a", 512 * (1 + i % 16),
+                            (i * 2654435761u) % 100'000'000);
+        if (i % 100'000 == 0) text += "\n# a comment line\n";
+    }
+    text.pop_back();
+    return text;
+}
+
+TEST(TraceLoading, CsvLinesAcrossReadBlocksLoadAsTheWholeText) {
+    const std::string text = large_csv(800'000);
+    ASSERT_GT(text.size(), read_block) << "the file must span more than one read block";
+    const Trace expected = parse_csv_trace(text, "big.csv");
+    ASSERT_EQ(expected.requests.size(), 800'000u);
+    const TempFile plain("big.csv", text);
+    expect_same_requests(load_trace(plain.path(), TraceFormat::csv), expected);
+    const TempFile zst("big.csv.zst", zstd_compress(text));
+    expect_same_requests(load_trace(zst.path(), TraceFormat::csv), expected);
+    const TempFile gz("big.csv.gz", gzip_compress(text));
+    expect_same_requests(load_trace(gz.path(), TraceFormat::csv), expected);
+}
+
+TEST(TraceLoading, ErrorsPastTheFirstBlockNameTheirLine) {
+    // The header, 800,000 requests, 8 blank lines and 8 comments, then the bad line: line 800,018.
+    const std::string text = large_csv(800'000) + "\n1,0,zz,512,7\n";
+    const TempFile plain("bad.csv", text);
+    const std::string message = error_of([&] { load_trace(plain.path(), TraceFormat::csv); });
+    EXPECT_EQ(message.rfind(plain.path().string() + ":800018: unknown operation 'zz'", 0), 0u)
+        << message
+        << "\n(parse_csv_trace says: " << error_of([&] { parse_csv_trace(text, "bad.csv"); })
+        << ")";
+    const TempFile zst("bad.csv.zst", zstd_compress(text));
+    EXPECT_EQ(error_of([&] {
+                  load_trace(zst.path(), TraceFormat::csv);
+              }).rfind(zst.path().string() + ":800018: unknown operation 'zz'", 0),
+              0u);
+}
+
+TEST(TraceLoading, OracleGeneralRecordsAcrossReadBlocksLoadAsTheWholeFile) {
+    // 24-byte records do not divide 16 MiB: records are cut by every block's end.
+    std::string bytes;
+    for (std::uint32_t i = 0; i < 1'500'000; ++i)
+        bytes += oracle_record(i, (std::uint64_t{i} * 2654435761u) % 1'000'003,
+                               i % 7 ? 4096 + i % 5 : 0);
+    ASSERT_GT(bytes.size(), 2 * read_block);
+    const Trace expected = parse_oracle_general(bytes, "big.bin");
+    const TempFile plain("big.oracleGeneral.bin", bytes);
+    const Trace loaded = load_trace(plain.path(), TraceFormat::oracle_general);
+    expect_same_requests(loaded, expected);
+    EXPECT_EQ(loaded.skipped_zero_size, expected.skipped_zero_size);
+    EXPECT_GT(loaded.skipped_zero_size, 0u);
+    const TempFile zst("big.oracleGeneral.bin.zst", zstd_compress(bytes));
+    expect_same_requests(load_trace(zst.path(), TraceFormat::oracle_general), expected);
+
+    const std::string cut = bytes.substr(0, bytes.size() - 5);
+    const TempFile truncated("cut.oracleGeneral.bin.zst", zstd_compress(cut));
+    EXPECT_EQ(error_of([&] { load_trace(truncated.path(), TraceFormat::oracle_general); }),
+              fmt::format("{}: {} bytes is not a whole number of 24-byte oracleGeneral records "
+                          "(record 1499999 is truncated)",
+                          truncated.path().string(), cut.size()));
+}
+
+} // namespace
+} // namespace iosig::tier
