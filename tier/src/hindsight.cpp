@@ -64,25 +64,31 @@ SwitchingHindsight switching_hindsight(const Trace& trace, const SimConfig& conf
     std::array<CacheModel, 2> experts{CacheModel(out.capacity, make_policy("lru", pc)),
                                       CacheModel(out.capacity, make_policy("lfu", pc))};
 
-    const std::vector<detail::Reference> refs = detail::expand(trace, out.mode, config.line_size);
-    out.references = refs.size();
+    out.references = detail::reference_totals(trace, out.mode, config.line_size).references;
     std::vector<Window> windows;
     Membership membership;
     Window current;
-    for (std::size_t i = 0; i < refs.size(); ++i) {
-        const Access access{refs[i].key, refs[i].size};
-        for (int e : {lru, lfu}) {
-            if (!experts[e].access(access)) {
-                ++current.misses[e];
-                if (experts[e].contains(access.key)) membership.set(access.key, e, true);
+    std::vector<detail::Reference> refs; // a chunk of whole requests at a time, as simulate()
+    std::uint64_t done = 0;              // references before the chunk
+    for (std::size_t next = 0; next < trace.requests.size(); done += refs.size()) {
+        next = detail::expand_requests(trace, out.mode, config.line_size, next,
+                                       std::size_t{1} << 16, refs, nullptr);
+        for (std::size_t j = 0; j < refs.size(); ++j) {
+            const Access access{refs[j].key, refs[j].size};
+            for (int e : {lru, lfu}) {
+                if (!experts[e].access(access)) {
+                    ++current.misses[e];
+                    if (experts[e].contains(access.key)) membership.set(access.key, e, true);
+                }
+                for (const Key k : experts[e].evicted())
+                    membership.set(k, e, false);
             }
-            for (const Key k : experts[e].evicted())
-                membership.set(k, e, false);
-        }
-        if ((i + 1) % window == 0 || i + 1 == refs.size()) {
-            current.only_in = {membership.only_in(lru), membership.only_in(lfu)};
-            windows.push_back(current);
-            current = Window{};
+            const std::uint64_t i = done + j;
+            if ((i + 1) % window == 0 || i + 1 == out.references) {
+                current.only_in = {membership.only_in(lru), membership.only_in(lfu)};
+                windows.push_back(current);
+                current = Window{};
+            }
         }
     }
     out.windows = windows.size();
