@@ -24,7 +24,7 @@
              probe's own scratch file, with its buffers on huge pages, like the calibrator's); judged: the median of the pairs' ratios, or of ours against
              the range of fio's runs. Not judged: a shape whose runs (fio's or ours) spread by more
              than twice the tolerance (never on the throttled hdd; at least half of all shapes must
-             be judged). A shape off or not judged gets a second attempt
+             be judged). A shape off or not judged gets up to two more attempts
   interrupt  Ctrl-C (SIGINT) in the middle of a run removes every scratch file, exit 130
 
 Performance assertions on a shared machine: `fit`, `truth`, `repeat` and `fio` judge the fixture's run

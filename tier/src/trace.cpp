@@ -321,6 +321,12 @@ void CsvTraceReader::feed(std::string_view text) {
 
 Trace CsvTraceReader::finish() {
     if (!columns_) throw TraceError(fmt::format("{}: empty trace (no header)", name_));
+    // A trace that replays nothing would report a cache without misses; say why instead.
+    if (trace_.requests.empty() && trace_.skipped_zero_size > 0)
+        throw TraceError(
+            fmt::format("{}: all {} requests have size 0", name_, trace_.skipped_zero_size));
+    if (trace_.requests.empty())
+        throw TraceError(fmt::format("{}: empty trace (no requests after the header)", name_));
     return std::move(trace_);
 }
 
@@ -374,7 +380,8 @@ Trace OracleGeneralReader::finish(std::size_t leftover) {
             fmt::format("{}: {} bytes is not a whole number of 24-byte oracleGeneral records "
                         "(record {} is truncated)",
                         trace_.source, records_ * record_bytes + leftover, records_));
-    if (trace_.requests.empty() && trace_.skipped_zero_size > 0)
+    if (records_ == 0) throw TraceError(fmt::format("{}: empty trace (no records)", trace_.source));
+    if (trace_.requests.empty())
         throw TraceError(
             fmt::format("{}: all {} records have size 0", trace_.source, trace_.skipped_zero_size));
     return std::move(trace_);

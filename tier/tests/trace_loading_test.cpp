@@ -82,5 +82,21 @@ TEST(TraceLoading, OracleGeneralRecordsAcrossReadBlocksLoadAsTheWholeFile) {
                           truncated.path().string(), cut.size()));
 }
 
+// A trace that replays nothing would print a table of zeros and exit 0; it is an error instead.
+TEST(TraceLoading, TracesWithoutRequestsAreErrorsNamingTheFile) {
+    const TempFile empty_bin("empty.oracleGeneral.bin", "");
+    EXPECT_EQ(error_of([&] { load_trace(empty_bin.path(), TraceFormat::oracle_general); }),
+              empty_bin.path().string() + ": empty trace (no records)");
+    const TempFile header_only("header.csv", "version,time,op,size,lbn\n");
+    EXPECT_EQ(error_of([&] { load_trace(header_only.path(), TraceFormat::csv); }),
+              header_only.path().string() + ": empty trace (no requests after the header)");
+    const TempFile zero_sizes("zero.csv", "op,size,lbn\nr,0,1\nw,0,2\n");
+    EXPECT_EQ(error_of([&] { load_trace(zero_sizes.path(), TraceFormat::csv); }),
+              zero_sizes.path().string() + ": all 2 requests have size 0");
+    const TempFile empty_csv("empty.csv", "");
+    EXPECT_EQ(error_of([&] { load_trace(empty_csv.path(), TraceFormat::csv); }),
+              empty_csv.path().string() + ": empty trace (no header)");
+}
+
 } // namespace
 } // namespace iosig::tier
