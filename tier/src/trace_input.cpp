@@ -177,12 +177,19 @@ TraceInput::TraceInput(const std::filesystem::path& file) {
     std::error_code ec;
     file_size_ = std::filesystem::file_size(file, ec);
     if (ec) throw TraceError(fmt::format("{}: {}", name, ec.message()));
-    char magic[4] = {};
-    in.read(magic, sizeof magic);
-    compression_ =
-        detect_compression(std::string_view(magic, static_cast<std::size_t>(in.gcount())));
+    // 18 bytes: the largest zstd frame header (ZSTD_FRAMEHEADERSIZE_MAX, not in the stable API).
+    char header[18] = {};
+    in.read(header, sizeof header);
+    const auto header_bytes = static_cast<std::size_t>(in.gcount());
+    compression_ = detect_compression(std::string_view(header, header_bytes));
     in.clear();
     in.seekg(0);
+    if (compression_ == Compression::none) content_size_hint_ = file_size_;
+    if (compression_ == Compression::zstd) {
+        const unsigned long long size = ZSTD_getFrameContentSize(header, header_bytes);
+        if (size != ZSTD_CONTENTSIZE_UNKNOWN && size != ZSTD_CONTENTSIZE_ERROR)
+            content_size_hint_ = size;
+    }
     switch (compression_) {
     case Compression::zstd:
         decoder_ = std::make_unique<ZstdDecoder>(std::move(in), name);

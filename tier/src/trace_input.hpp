@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,12 +33,17 @@ public:
     Compression compression() const { return compression_; }
     // The file's size on disk (for an uncompressed file, the content's size).
     std::uint64_t file_size() const { return file_size_; }
+    // The content's size where the file says it before it is read: an uncompressed file's size, or
+    // the size a zstd file's first frame header records (the whole content when, as `zstd FILE`
+    // writes it, there is one frame). A hint for reserving memory, nothing more.
+    std::optional<std::uint64_t> content_size_hint() const { return content_size_hint_; }
 
     class Decoder; // one per Compression, in trace_input.cpp
 
 private:
     Compression compression_ = Compression::none;
     std::uint64_t file_size_ = 0;
+    std::optional<std::uint64_t> content_size_hint_;
     std::unique_ptr<Decoder> decoder_;
 };
 

@@ -4,6 +4,7 @@
 #include "trace_input.hpp"
 #include "trace_readers.hpp"
 
+#include <exception>
 #include <fmt/format.h>
 #include <string>
 
@@ -28,8 +29,13 @@ Trace load_lines(detail::TraceInput& input, Reader& reader) {
 
 Trace load_records(detail::TraceInput& input, detail::OracleGeneralReader& reader) {
     constexpr std::size_t record = detail::OracleGeneralReader::record_bytes;
-    if (input.compression() == detail::Compression::none)
-        reader.reserve(input.file_size() / record);
+    // Requests grow by doubling otherwise: up to half again the memory they need, at the end.
+    if (const auto size = input.content_size_hint()) {
+        try {
+            reader.reserve(static_cast<std::size_t>(*size / record));
+        } catch (const std::exception&) { // a header that claims too much: only a hint
+        }
+    }
     std::string buffer;
     while (input.read(buffer, block_bytes) > 0) {
         const std::size_t whole = buffer.size() / record * record;

@@ -72,7 +72,12 @@ TEST(TraceLoading, OracleGeneralRecordsAcrossReadBlocksLoadAsTheWholeFile) {
     EXPECT_EQ(loaded.skipped_zero_size, expected.skipped_zero_size);
     EXPECT_GT(loaded.skipped_zero_size, 0u);
     const TempFile zst("big.oracleGeneral.bin.zst", zstd_compress(bytes));
-    expect_same_requests(load_trace(zst.path(), TraceFormat::oracle_general), expected);
+    const Trace unpacked = load_trace(zst.path(), TraceFormat::oracle_general);
+    expect_same_requests(unpacked, expected);
+    // The requests' memory is reserved once, from the file's size or the zstd frame's content
+    // size, not grown by doubling (up to half again as much).
+    EXPECT_EQ(loaded.requests.capacity(), 1'500'000u);
+    EXPECT_EQ(unpacked.requests.capacity(), 1'500'000u);
 
     const std::string cut = bytes.substr(0, bytes.size() - 5);
     const TempFile truncated("cut.oracleGeneral.bin.zst", zstd_compress(cut));
