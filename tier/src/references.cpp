@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <bit>
 #include <fmt/format.h>
-#include <limits>
 #include <stdexcept>
 
 namespace iosig::tier::detail {
@@ -50,14 +49,6 @@ std::size_t expand_requests(const Trace& trace, SimMode mode, std::uint64_t line
         }
     }
     return i;
-}
-
-std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t line_size) {
-    std::vector<Reference> refs;
-    refs.reserve(trace.requests.size());
-    expand_requests(trace, mode, line_size, 0, std::numeric_limits<std::size_t>::max(), refs,
-                    nullptr);
-    return refs;
 }
 
 ReferenceTotals reference_totals(const Trace& trace, SimMode mode, std::uint64_t line_size) {

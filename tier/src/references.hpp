@@ -23,10 +23,6 @@ struct Reference {
 // of two between 512 B and 1 GiB, or a zero cache size.
 SimMode checked_mode(const Trace& trace, const SimConfig& config);
 
-// Every request of `trace` as references, all at once (the hindsight analysis and Belady, which
-// look ahead over the whole trace).
-std::vector<Reference> expand(const Trace& trace, SimMode mode, std::uint64_t line_size);
-
 // The requests from `first` on as references, whole requests only, into `refs` (cleared first) and,
 // when given, each reference's request index into `request_of`: no more than `max_refs`
 // references, unless request `first` alone has more. Returns the index of the first request left

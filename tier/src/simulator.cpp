@@ -26,15 +26,30 @@ using detail::Reference;
 // object trace, 5.6-6.8 -> 8.3-9.2 on IRM over 8 M pages; nothing changes where the metadata fits.
 constexpr std::size_t index_lookahead = 8;
 
-// next[i] = index of the next reference to the same key, or never_again.
-std::vector<std::int64_t> next_references(const std::vector<Reference>& refs) {
-    std::vector<std::int64_t> next(refs.size(), never_again);
-    detail::FlatMap last_seen(refs.size() / 4 + 16);
-    if (refs.size() >= 0xffffffffu)
-        throw std::invalid_argument("trace too long for Belady (>= 2^32 references)");
-    for (std::size_t i = refs.size(); i-- > 0;) {
-        if (const std::uint32_t* j = last_seen.find(refs[i].key)) next[i] = *j;
-        last_seen.put(refs[i].key, static_cast<std::uint32_t>(i));
+// For Belady: next[i] = the index of the next reference to the key of reference i, or no_next.
+// Made backwards over the requests, each one's references in reverse (as expand_requests lists
+// them forwards), so that the trace's references are never all held: 4 bytes per reference.
+constexpr std::uint32_t no_next = std::numeric_limits<std::uint32_t>::max();
+std::vector<std::uint32_t> next_references(const Trace& trace, SimMode mode,
+                                           std::uint64_t line_size, std::uint64_t references) {
+    if (references >= no_next)
+        throw std::invalid_argument("trace too long for Belady (>= 2^32 - 1 references)");
+    std::vector<std::uint32_t> next(references, no_next);
+    detail::FlatMap last_seen(references / 4 + 16);
+    auto i = static_cast<std::uint32_t>(references);
+    const auto seen = [&](Key key) {
+        --i;
+        if (const std::uint32_t* j = last_seen.find(key)) next[i] = *j;
+        last_seen.put(key, i);
+    };
+    for (std::size_t r = trace.requests.size(); r-- > 0;) {
+        if (mode == SimMode::object) {
+            seen(trace.requests[r].id);
+            continue;
+        }
+        const LineSpan span = line_span(trace.requests[r], line_size);
+        for (std::uint64_t line = span.first + span.count; line-- > span.first;)
+            seen(line);
     }
     return next;
 }
@@ -104,16 +119,6 @@ bool count_miss(SimResult& result, const Reference& ref, std::uint64_t line_size
     const bool partial = result.mode == SimMode::block && ref.bytes < line_size;
     if (partial) ++result.partial_write_misses;
     return partial;
-}
-
-// For each reference of `trace` in block mode, the index of its request (as detail::expand splits
-// requests into lines).
-std::vector<std::uint32_t> request_of_references(const Trace& trace, std::uint64_t line_size) {
-    std::vector<std::uint32_t> request_of;
-    for (std::size_t i = 0; i < trace.requests.size(); ++i)
-        request_of.insert(request_of.end(), line_span(trace.requests[i], line_size).count,
-                          static_cast<std::uint32_t>(i));
-    return request_of;
 }
 
 } // namespace
@@ -195,11 +200,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     const bool bypass_on = bypass.has_value();
 
     // The references of one chunk of whole requests; `base` is the trace-wide index of refs[0].
-    // Belady needs every reference's next use, so it takes the whole trace as one chunk.
-    const bool offline = policy_is_offline(config.policy);
-    const std::size_t chunk_refs = offline               ? std::numeric_limits<std::size_t>::max()
-                                   : config.replay_chunk ? config.replay_chunk
-                                                         : std::size_t{1} << 16;
+    const std::size_t chunk_refs = config.replay_chunk ? config.replay_chunk : std::size_t{1} << 16;
     std::vector<Reference> refs;
     std::size_t base = 0, next_request = 0;
     const auto next_chunk = [&] {
@@ -238,15 +239,15 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                !cache.contains(refs[run_end].key))
             ++run_end;
     };
-    std::vector<std::int64_t> next;
-    if (offline) {
-        refs = detail::expand(trace, mode, config.line_size);
-        if (need_request_of) request_of = request_of_references(trace, config.line_size);
-        next = next_references(refs);
-        next_request = trace.requests.size();
-    }
-    // The chunk Belady expanded above is the first and only one.
-    bool have_chunk = offline ? true : next_chunk();
+    // Belady's look into the future.
+    const std::vector<std::uint32_t> next =
+        policy_is_offline(config.policy)
+            ? next_references(trace, mode, config.line_size, result.references)
+            : std::vector<std::uint32_t>{};
+    const auto next_use = [&](std::size_t i) {
+        return next.empty() || next[i] == no_next ? never_again : std::int64_t{next[i]};
+    };
+    bool have_chunk = next_chunk();
 
     const auto start = std::chrono::steady_clock::now();
     if (config.prefetch.empty()) {
@@ -257,7 +258,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                 if (j + index_lookahead < refs.size())
                     cache.prepare_lookup(refs[j + index_lookahead].key);
                 if (bypass_on && bypassed(ref, j)) continue;
-                const Access a{ref.key, ref.size, next.empty() ? never_again : next[base + j]};
+                const Access a{ref.key, ref.size, next_use(base + j)};
                 if (cache.access(a))
                     ++result.hits;
                 else
@@ -320,7 +321,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                     result.prefetches_wasted += pbuf.expire(i, lifetime);
                     continue;
                 }
-                const Access a{ref.key, ref.size, next.empty() ? never_again : next[i]};
+                const Access a{ref.key, ref.size, next_use(i)};
                 candidates.clear();
                 if (cache.contains(ref.key)) {
                     cache.access(a);

@@ -87,6 +87,8 @@ TEST(ReplayChunks, BlockReplayWithFillRunsCountsTheSameWhereverChunksEnd) {
     config.fills_per_request = true;
     config.io_run_bytes = 64 * 1024;
     expect_chunks_change_nothing(trace, config, "lru");
+    config.policy = "belady"; // its next uses run backwards over requests of several lines
+    expect_chunks_change_nothing(trace, config, "belady");
 }
 
 TEST(ReplayChunks, BypassPrefetchAndLearnerCountTheSameWhereverChunksEnd) {

@@ -55,8 +55,8 @@ struct SimConfig {
     std::uint64_t home_file_size = 0;
     // The replay turns this many references of the trace into cache keys at a time (whole requests;
     // 0: 64 Ki), so that a simulation holds 28 bytes per reference of one chunk, not of the whole
-    // trace. Results do not depend on it. Belady, which needs the whole future, expands the whole
-    // trace whatever this says.
+    // trace (Belady adds 4 bytes per reference of the trace for the next uses it looks up). Results
+    // do not depend on it.
     std::size_t replay_chunk = 0;
 };
 
