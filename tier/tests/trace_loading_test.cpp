@@ -89,18 +89,25 @@ TEST(TraceLoading, OracleGeneralRecordsAcrossReadBlocksLoadAsTheWholeFile) {
 
 // A trace that replays nothing would print a table of zeros and exit 0; it is an error instead.
 TEST(TraceLoading, TracesWithoutRequestsAreErrorsNamingTheFile) {
-    const TempFile empty_bin("empty.oracleGeneral.bin", "");
-    EXPECT_EQ(error_of([&] { load_trace(empty_bin.path(), TraceFormat::oracle_general); }),
-              empty_bin.path().string() + ": empty trace (no records)");
-    const TempFile header_only("header.csv", "version,time,op,size,lbn\n");
-    EXPECT_EQ(error_of([&] { load_trace(header_only.path(), TraceFormat::csv); }),
-              header_only.path().string() + ": empty trace (no requests after the header)");
-    const TempFile zero_sizes("zero.csv", "op,size,lbn\nr,0,1\nw,0,2\n");
-    EXPECT_EQ(error_of([&] { load_trace(zero_sizes.path(), TraceFormat::csv); }),
-              zero_sizes.path().string() + ": all 2 requests have size 0");
-    const TempFile empty_csv("empty.csv", "");
-    EXPECT_EQ(error_of([&] { load_trace(empty_csv.path(), TraceFormat::csv); }),
-              empty_csv.path().string() + ": empty trace (no header)");
+    struct Case {
+        const char* file;
+        const char* content;
+        TraceFormat format;
+        const char* error;
+    };
+    for (const Case& c : {
+             Case{"empty.oracleGeneral.bin", "", TraceFormat::oracle_general,
+                  ": empty trace (no records)"},
+             Case{"header.csv", "version,time,op,size,lbn\n", TraceFormat::csv,
+                  ": empty trace (no requests after the header)"},
+             Case{"zero.csv", "op,size,lbn\nr,0,1\nw,0,2\n", TraceFormat::csv,
+                  ": all 2 requests have size 0"},
+             Case{"empty.csv", "", TraceFormat::csv, ": empty trace (no header)"},
+         }) {
+        const TempFile file(c.file, c.content);
+        EXPECT_EQ(error_of([&] { load_trace(file.path(), c.format); }),
+                  file.path().string() + c.error);
+    }
 }
 
 } // namespace
