@@ -246,7 +246,7 @@ CsvTraceReader::CsvTraceReader(std::string_view name, const std::optional<CsvCol
 void CsvTraceReader::feed(std::string_view text) {
     RecordLines lines(text, lines_);
     std::string_view line;
-    while (lines.next(line)) {
+    while (trace_.requests.size() < limit_ && lines.next(line)) {
         const std::size_t line_no = lines.number();
         const auto fields = split_fields(line);
         if (skip_header_) {
@@ -338,7 +338,7 @@ TxtTraceReader::TxtTraceReader(std::string_view name) {
 void TxtTraceReader::feed(std::string_view text) {
     RecordLines lines(text, lines_);
     std::string_view line;
-    while (lines.next(line)) {
+    while (trace_.requests.size() < limit_ && lines.next(line)) {
         const std::string_view id = line.substr(0, line.find_first_of(" \t"));
         trace_.requests.push_back(Request{object_id(id), 1, false});
     }
@@ -359,7 +359,8 @@ OracleGeneralReader::OracleGeneralReader(std::string_view name) {
 void OracleGeneralReader::feed(std::string_view bytes) {
     static_assert(std::endian::native == std::endian::little,
                   "oracleGeneral records are little-endian");
-    for (std::size_t at = 0; at + record_bytes <= bytes.size(); at += record_bytes) {
+    for (std::size_t at = 0; at + record_bytes <= bytes.size() && trace_.requests.size() < limit_;
+         at += record_bytes) {
         const char* p = bytes.data() + at;
         std::uint64_t id;
         std::uint32_t size;

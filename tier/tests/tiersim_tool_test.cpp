@@ -242,6 +242,11 @@ TEST(Tiersim, BadInputExitsTwoNamingTheFileAndLine) {
     const ToolRun bad_size = tiersim("--trace " + path.string() + " --policy lru --cache-size 1M");
     EXPECT_EQ(bad_size.status, 2);
     EXPECT_NE(bad_size.output.find(path.string() + ":3:"), std::string::npos) << bad_size.output;
+    const ToolRun prefix =
+        tiersim("--trace " + path.string() + " --requests 1 --policy lru --cache-size 1M --json");
+    ASSERT_EQ(prefix.status, 0) << "--requests 1 reads only the good first request: "
+                                << prefix.output;
+    EXPECT_EQ(nlohmann::json::parse(prefix.output).at("results").at(0).at("requests"), 1);
     const ToolRun bad_policy =
         tiersim("--trace " + path.string() + " --policy nope --cache-size 1M");
     EXPECT_EQ(bad_policy.status, 2);

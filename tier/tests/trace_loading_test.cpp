@@ -110,5 +110,36 @@ TEST(TraceLoading, TracesWithoutRequestsAreErrorsNamingTheFile) {
     }
 }
 
+// max_requests: the first requests of a trace, without reading (or checking) the rest, so that a
+// prefix of a huge trace loads in the prefix's time and memory.
+TEST(TraceLoading, APrefixIsReadWithoutTheRest) {
+    const std::string good = large_csv(800'000);
+    const TempFile csv("prefix.csv", good + "\n1,0,zz,512,7\n");
+    const Trace whole = parse_csv_trace(good, "prefix.csv");
+    for (const std::uint64_t n : {1u, 1000u, 800'000u}) {
+        const Trace prefix = load_trace(csv.path(), TraceFormat::csv, std::nullopt, n);
+        ASSERT_EQ(prefix.requests.size(), n);
+        for (std::size_t i = 0; i < n; ++i)
+            ASSERT_EQ(prefix.requests[i].id, whole.requests[i].id) << i;
+    }
+    EXPECT_EQ(error_of([&] {
+                  load_trace(csv.path(), TraceFormat::csv, std::nullopt, 800'001);
+              }).rfind(csv.path().string() + ":800018: unknown operation 'zz'", 0),
+              0u)
+        << "one request more reaches the bad line";
+
+    std::string bytes;
+    for (std::uint32_t i = 0; i < 1'000'000; ++i)
+        bytes += oracle_record(i, i, i % 7 ? 4096 : 0);
+    const TempFile bin("prefix.oracleGeneral.bin.zst", zstd_compress(bytes + "junk!"));
+    const Trace first = load_trace(bin.path(), TraceFormat::oracle_general, std::nullopt, 10);
+    ASSERT_EQ(first.requests.size(), 10u);
+    EXPECT_EQ(first.requests.front().id, 1u);
+    EXPECT_EQ(first.requests.back().id, 11u);
+    EXPECT_EQ(first.skipped_zero_size, 2u) << "records 0 and 7, none after the tenth request";
+    EXPECT_NE(error_of([&] { load_trace(bin.path(), TraceFormat::oracle_general); }), "")
+        << "the whole file ends inside a record";
+}
+
 } // namespace
 } // namespace iosig::tier

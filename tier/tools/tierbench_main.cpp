@@ -200,8 +200,8 @@ int main(int argc, char** argv) {
         if (!trace_file.empty()) {
             std::optional<std::uint64_t> id_unit;
             if (!id_unit_text.empty()) id_unit = size_or_throw(id_unit_text, "--id-unit");
-            const Trace trace =
-                bench::with_offsets(load_trace(trace_file, format_text, csv_columns_text), id_unit);
+            const Trace trace = bench::with_offsets(
+                load_trace(trace_file, format_text, csv_columns_text, requests), id_unit);
             workload = bench::trace_workload(trace, line_size,
                                              requests == 0 ? trace.requests.size() : requests);
             out["pattern"] = "trace";

@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
         policies = "lru", cache_sizes, line_size_text = "4K", mode_text, prefetch,
         prefetch_buffer_text, write_trace, id_unit_text, sequential_cutoff_text = "0",
         readahead_text;
-    std::uint64_t seed = 42, synthetic_requests = 0;
+    std::uint64_t seed = 42, request_count = 0; // --requests
     std::uint64_t hindsight_window = 1000;
     unsigned prefetch_window = PrefetchConfig{}.max_depth;
     bool json = false, hindsight = false;
@@ -154,8 +154,9 @@ int main(int argc, char** argv) {
     app.add_option("--synthetic", synthetic,
                    "generate a trace instead: poisson, irm, switching, strided, markov, random")
         ->excludes(trace_opt);
-    app.add_option("--requests", synthetic_requests,
-                   "length of the synthetic trace (0 = its default)");
+    app.add_option("--requests", request_count,
+                   "length of the synthetic trace (0 = its default); with --trace, replay only "
+                   "its first N requests (0 = all)");
     app.add_option("--write-trace", write_trace,
                    "also write the (synthetic) block trace as csv to this file");
     app.add_option(
@@ -281,10 +282,10 @@ int main(int argc, char** argv) {
         try {
             if (!synthetic.empty()) {
                 trace = generate_named(
-                    synthetic, synthetic_requests, seed,
+                    synthetic, request_count, seed,
                     static_cast<std::uint32_t>(std::min<std::uint64_t>(base.line_size, 1u << 30)));
             } else {
-                trace = load_trace(trace_file, format_text, csv_columns_text);
+                trace = load_trace(trace_file, format_text, csv_columns_text, request_count);
                 if (!id_unit_text.empty())
                     trace = object_ids_as_offsets(trace, size_or_throw(id_unit_text, "--id-unit"));
             }

@@ -94,14 +94,17 @@ struct CsvColumns {
 // Tencent CBS and FIU traces). Throws std::invalid_argument naming the bad item.
 CsvColumns parse_csv_columns(std::string_view spec);
 
-// `columns`: for csv, the layout to use instead of the header line.
+// `columns`: for csv, the layout to use instead of the header line. `max_requests` > 0: only the
+// first that many requests (reading stops soon after them, so a prefix of a huge trace loads in
+// the time and memory of the prefix; records of size 0 are counted up to there).
 Trace load_trace(const std::filesystem::path& file, TraceFormat format,
-                 const std::optional<CsvColumns>& columns = std::nullopt);
+                 const std::optional<CsvColumns>& columns = std::nullopt,
+                 std::uint64_t max_requests = 0);
 // A trace as the tools' options name it: `format_text` "csv" or "oracleGeneral" ("" = from the
 // file name), `csv_columns_text` a parse_csv_columns spec ("" = the header line; csv only).
 // Throws std::invalid_argument for bad options, TraceError for a bad file.
 Trace load_trace(const std::filesystem::path& file, std::string_view format_text,
-                 std::string_view csv_columns_text);
+                 std::string_view csv_columns_text, std::uint64_t max_requests = 0);
 Trace parse_csv_trace(std::string_view text, std::string_view name,
                       const std::optional<CsvColumns>& columns = std::nullopt);
 Trace parse_oracle_general(std::string_view bytes, std::string_view name);
