@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <fmt/format.h>
 #include <string>
 
 namespace iosig::tier {
