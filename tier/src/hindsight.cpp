@@ -68,11 +68,8 @@ SwitchingHindsight switching_hindsight(const Trace& trace, const SimConfig& conf
     std::vector<Window> windows;
     Membership membership;
     Window current;
-    std::vector<detail::Reference> refs; // a chunk of whole requests at a time, as simulate()
-    std::uint64_t done = 0;              // references before the chunk
-    for (std::size_t next = 0; next < trace.requests.size(); done += refs.size()) {
-        next = detail::expand_requests(trace, out.mode, config.line_size, next,
-                                       std::size_t{1} << 16, refs, nullptr);
+    for (detail::ReferenceChunks chunks(trace, out.mode, config.line_size); chunks.next();) {
+        const std::vector<detail::Reference>& refs = chunks.refs();
         for (std::size_t j = 0; j < refs.size(); ++j) {
             const Access access{refs[j].key, refs[j].size};
             for (int e : {lru, lfu}) {
@@ -83,7 +80,7 @@ SwitchingHindsight switching_hindsight(const Trace& trace, const SimConfig& conf
                 for (const Key k : experts[e].evicted())
                     membership.set(k, e, false);
             }
-            const std::uint64_t i = done + j;
+            const std::uint64_t i = chunks.base() + j;
             if ((i + 1) % window == 0 || i + 1 == out.references) {
                 current.only_in = {membership.only_in(lru), membership.only_in(lfu)};
                 windows.push_back(current);

@@ -25,30 +25,30 @@ SimMode checked_mode(const Trace& trace, const SimConfig& config) {
     return mode;
 }
 
-std::size_t expand_requests(const Trace& trace, SimMode mode, std::uint64_t line_size,
-                            std::size_t first, std::size_t max_refs, std::vector<Reference>& refs,
-                            std::vector<std::uint32_t>* request_of) {
-    refs.clear();
-    if (request_of) request_of->clear();
-    std::size_t i = first;
-    for (; i < trace.requests.size(); ++i) {
-        const Request& r = trace.requests[i];
-        const std::uint64_t count = mode == SimMode::object ? 1 : line_span(r, line_size).count;
-        if (!refs.empty() && refs.size() + count > max_refs) break;
-        if (request_of) request_of->insert(request_of->end(), count, static_cast<std::uint32_t>(i));
-        if (mode == SimMode::object) {
-            refs.push_back(Reference{r.id, r.size, r.size, r.write});
+bool ReferenceChunks::next() {
+    base_ += refs_.size();
+    refs_.clear();
+    request_of_.clear();
+    if (next_request_ >= trace_.requests.size()) return false;
+    for (; next_request_ < trace_.requests.size(); ++next_request_) {
+        const Request& r = trace_.requests[next_request_];
+        const std::uint64_t count = mode_ == SimMode::object ? 1 : line_span(r, line_size_).count;
+        if (!refs_.empty() && refs_.size() + count > chunk_) break;
+        if (with_requests_)
+            request_of_.insert(request_of_.end(), count, static_cast<std::uint32_t>(next_request_));
+        if (mode_ == SimMode::object) {
+            refs_.push_back(Reference{r.id, r.size, r.size, r.write});
             continue;
         }
         const std::uint64_t begin = r.id, end = r.id + r.size;
-        const LineSpan span = line_span(r, line_size);
+        const LineSpan span = line_span(r, line_size_);
         for (std::uint64_t line = span.first; line < span.first + span.count; ++line) {
-            const std::uint64_t lo = std::max(begin, line * line_size);
-            const std::uint64_t hi = std::min(end, (line + 1) * line_size);
-            refs.push_back(Reference{line, 1, static_cast<std::uint32_t>(hi - lo), r.write});
+            const std::uint64_t lo = std::max(begin, line * line_size_);
+            const std::uint64_t hi = std::min(end, (line + 1) * line_size_);
+            refs_.push_back(Reference{line, 1, static_cast<std::uint32_t>(hi - lo), r.write});
         }
     }
-    return i;
+    return true;
 }
 
 ReferenceTotals reference_totals(const Trace& trace, SimMode mode, std::uint64_t line_size) {

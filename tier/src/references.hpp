@@ -23,14 +23,35 @@ struct Reference {
 // of two between 512 B and 1 GiB, or a zero cache size.
 SimMode checked_mode(const Trace& trace, const SimConfig& config);
 
-// The requests from `first` on as references, whole requests only, into `refs` (cleared first) and,
-// when given, each reference's request index into `request_of`: no more than `max_refs`
-// references, unless request `first` alone has more. Returns the index of the first request left
-// out (trace.requests.size() at the end). The replay expands a trace a chunk at a time, so that a
-// simulation's memory does not grow with the trace's length.
-std::size_t expand_requests(const Trace& trace, SimMode mode, std::uint64_t line_size,
-                            std::size_t first, std::size_t max_refs, std::vector<Reference>& refs,
-                            std::vector<std::uint32_t>* request_of);
+// A trace's references a chunk of whole requests at a time, so that a replay's memory does not
+// grow with the trace's length: no more than `chunk` references per chunk, unless one request
+// alone has more. With `with_requests`, each reference's request index too.
+inline constexpr std::size_t default_reference_chunk = std::size_t{1} << 16;
+class ReferenceChunks {
+public:
+    ReferenceChunks(const Trace& trace, SimMode mode, std::uint64_t line_size,
+                    std::size_t chunk = default_reference_chunk, bool with_requests = false)
+        : trace_(trace), mode_(mode), line_size_(line_size), chunk_(chunk),
+          with_requests_(with_requests) {}
+    // Expands the next chunk; false after the last.
+    bool next();
+    const std::vector<Reference>& refs() const { return refs_; }
+    // The request each reference of the chunk belongs to (with_requests only).
+    const std::vector<std::uint32_t>& request_of() const { return request_of_; }
+    // The trace-wide index of refs()[0].
+    std::uint64_t base() const { return base_; }
+
+private:
+    const Trace& trace_;
+    SimMode mode_;
+    std::uint64_t line_size_;
+    std::size_t chunk_;
+    bool with_requests_;
+    std::vector<Reference> refs_;
+    std::vector<std::uint32_t> request_of_;
+    std::uint64_t base_ = 0;
+    std::size_t next_request_ = 0;
+};
 
 // How many references and requested bytes the whole trace makes, without expanding it.
 struct ReferenceTotals {

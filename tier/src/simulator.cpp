@@ -27,7 +27,7 @@ using detail::Reference;
 constexpr std::size_t index_lookahead = 8;
 
 // For Belady: next[i] = the index of the next reference to the key of reference i, or no_next.
-// Made backwards over the requests, each one's references in reverse (as expand_requests lists
+// Made backwards over the requests, each one's references in reverse (as ReferenceChunks lists
 // them forwards), so that the trace's references are never all held: 4 bytes per reference.
 constexpr std::uint32_t no_next = std::numeric_limits<std::uint32_t>::max();
 std::vector<std::uint32_t> next_references(const Trace& trace, SimMode mode,
@@ -133,14 +133,10 @@ std::uint64_t working_set_bytes(const Trace& trace, const SimConfig& config) {
     const SimMode mode = detail::checked_mode(trace, probe);
     std::unordered_set<Key> seen;
     std::uint64_t bytes = 0;
-    std::vector<detail::Reference> refs;
-    for (std::size_t next = 0; next < trace.requests.size();) {
-        next = detail::expand_requests(trace, mode, config.line_size, next, std::size_t{1} << 16,
-                                       refs, nullptr);
-        for (const detail::Reference& r : refs)
+    for (detail::ReferenceChunks chunks(trace, mode, config.line_size); chunks.next();)
+        for (const detail::Reference& r : chunks.refs())
             if (seen.insert(r.key).second)
                 bytes += mode == SimMode::object ? r.size : config.line_size;
-    }
     return bytes;
 }
 
@@ -180,7 +176,6 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     pc.capacity = result.capacity;
     CacheModel cache(result.capacity, make_policy(config.policy, pc));
 
-    std::vector<std::uint32_t> request_of;
     const bool per_request = config.fills_per_request && mode == SimMode::block;
     const bool need_request_of = per_request || config.sequential_cutoff > 0;
     if (need_request_of && trace.requests.size() > std::numeric_limits<std::uint32_t>::max())
@@ -199,24 +194,19 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     }
     const bool bypass_on = bypass.has_value();
 
-    // The references of one chunk of whole requests; `base` is the trace-wide index of refs[0].
-    const std::size_t chunk_refs = config.replay_chunk ? config.replay_chunk : std::size_t{1} << 16;
-    std::vector<Reference> refs;
-    std::size_t base = 0, next_request = 0;
-    const auto next_chunk = [&] {
-        base += refs.size();
-        if (next_request >= trace.requests.size()) return false;
-        next_request =
-            detail::expand_requests(trace, mode, config.line_size, next_request, chunk_refs, refs,
-                                    need_request_of ? &request_of : nullptr);
-        return true;
-    };
+    // The references of one chunk of whole requests at a time.
+    detail::ReferenceChunks chunks(trace, mode, config.line_size,
+                                   config.replay_chunk ? config.replay_chunk
+                                                       : detail::default_reference_chunk,
+                                   need_request_of);
+    const std::vector<Reference>& refs = chunks.refs();
+    const std::vector<std::uint32_t>& request_of = chunks.request_of();
     const detail::ReferenceTotals totals = detail::reference_totals(trace, mode, config.line_size);
     result.references = totals.references;
     result.bytes_requested = totals.bytes;
 
-    // Indices below are chunk-local (j) or trace-wide (i = base + j); a request never spans two
-    // chunks.
+    // Indices below are chunk-local (j) or trace-wide (i = chunks.base() + j); a request never
+    // spans two chunks.
     // A line of a bypassing request that the cache does not hold goes past it.
     const auto bypassed = [&](const Reference& ref, std::size_t j) {
         if (!bypass->bypasses(request_of[j]) || cache.contains(ref.key)) return false;
@@ -253,9 +243,9 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
     const auto add_time = [&](clock::time_point since) {
         result.seconds += std::chrono::duration<double>(clock::now() - since).count();
     };
-    bool have_chunk = next_chunk();
+    bool have_chunk = chunks.next();
     if (config.prefetch.empty()) {
-        for (; have_chunk; have_chunk = next_chunk()) {
+        for (; have_chunk; have_chunk = chunks.next()) {
             const auto chunk_start = clock::now();
             run_end = 0;
             for (std::size_t j = 0; j < refs.size(); ++j) {
@@ -263,7 +253,7 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
                 if (j + index_lookahead < refs.size())
                     cache.prepare_lookup(refs[j + index_lookahead].key);
                 if (bypass_on && bypassed(ref, j)) continue;
-                const Access a{ref.key, ref.size, next_use(base + j)};
+                const Access a{ref.key, ref.size, next_use(chunks.base() + j)};
                 if (cache.access(a))
                     ++result.hits;
                 else
@@ -314,12 +304,12 @@ SimResult simulate(const Trace& trace, const SimConfig& config) {
             }
         };
         std::vector<Key> candidates;
-        for (; have_chunk; have_chunk = next_chunk()) {
+        for (; have_chunk; have_chunk = chunks.next()) {
             const auto chunk_start = clock::now();
             run_end = 0;
             for (std::size_t j = 0; j < refs.size(); ++j) {
                 const Reference& ref = refs[j];
-                const std::size_t i = base + j;
+                const std::size_t i = chunks.base() + j;
                 if (j + index_lookahead < refs.size())
                     cache.prepare_lookup(refs[j + index_lookahead].key);
                 if (bypass_on && bypassed(ref, j)) {

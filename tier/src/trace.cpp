@@ -238,15 +238,13 @@ CsvColumns parse_csv_columns(std::string_view spec) {
 namespace detail {
 
 CsvTraceReader::CsvTraceReader(std::string_view name, const std::optional<CsvColumns>& given)
-    : name_(name), columns_(given), skip_header_(given && given->header) {
-    trace_.source = name_;
-    if (given) trace_.kind = block_trace(*given) ? TraceKind::blocks : TraceKind::objects;
-}
+    : TraceReaderBase(name, given && block_trace(*given) ? TraceKind::blocks : TraceKind::objects),
+      name_(name), columns_(given), skip_header_(given && given->header) {}
 
 void CsvTraceReader::feed(std::string_view text) {
     RecordLines lines(text, lines_);
     std::string_view line;
-    while (trace_.requests.size() < limit_ && lines.next(line)) {
+    while (!full() && lines.next(line)) {
         const std::size_t line_no = lines.number();
         const auto fields = split_fields(line);
         if (skip_header_) {
@@ -330,15 +328,10 @@ Trace CsvTraceReader::finish() {
     return std::move(trace_);
 }
 
-TxtTraceReader::TxtTraceReader(std::string_view name) {
-    trace_.source = std::string(name);
-    trace_.kind = TraceKind::objects;
-}
-
 void TxtTraceReader::feed(std::string_view text) {
     RecordLines lines(text, lines_);
     std::string_view line;
-    while (trace_.requests.size() < limit_ && lines.next(line)) {
+    while (!full() && lines.next(line)) {
         const std::string_view id = line.substr(0, line.find_first_of(" \t"));
         trace_.requests.push_back(Request{object_id(id), 1, false});
     }
@@ -351,16 +344,10 @@ Trace TxtTraceReader::finish() {
     return std::move(trace_);
 }
 
-OracleGeneralReader::OracleGeneralReader(std::string_view name) {
-    trace_.source = std::string(name);
-    trace_.kind = TraceKind::objects;
-}
-
 void OracleGeneralReader::feed(std::string_view bytes) {
     static_assert(std::endian::native == std::endian::little,
                   "oracleGeneral records are little-endian");
-    for (std::size_t at = 0; at + record_bytes <= bytes.size() && trace_.requests.size() < limit_;
-         at += record_bytes) {
+    for (std::size_t at = 0; at + record_bytes <= bytes.size() && !full(); at += record_bytes) {
         const char* p = bytes.data() + at;
         std::uint64_t id;
         std::uint32_t size;

@@ -16,16 +16,15 @@ constexpr std::size_t block_bytes = std::size_t{16} << 20;
 template <class Reader>
 Trace load_lines(detail::TraceInput& input, Reader& reader, std::uint64_t max_requests) {
     reader.stop_after(max_requests);
-    const auto enough = [&] { return max_requests > 0 && reader.requests() >= max_requests; };
     std::string buffer;
-    while (!enough() && input.read(buffer, block_bytes) > 0) {
+    while (!reader.full() && input.read(buffer, block_bytes) > 0) {
         // Whole lines go to the parser; the part after the last newline waits for the next block.
         const std::size_t end = buffer.rfind('\n');
         if (end == std::string::npos) continue;
         reader.feed(std::string_view(buffer).substr(0, end + 1));
         buffer.erase(0, end + 1);
     }
-    if (!enough()) reader.feed(buffer); // the last line, if it has no newline
+    if (!reader.full()) reader.feed(buffer); // the last line, if it has no newline
     return reader.finish();
 }
 
@@ -42,15 +41,14 @@ Trace load_records(detail::TraceInput& input, detail::OracleGeneralReader& reade
         }
     }
     reader.stop_after(max_requests);
-    const auto enough = [&] { return max_requests > 0 && reader.requests() >= max_requests; };
     std::string buffer;
-    while (!enough() && input.read(buffer, block_bytes) > 0) {
+    while (!reader.full() && input.read(buffer, block_bytes) > 0) {
         const std::size_t whole = buffer.size() / record * record;
         reader.feed(std::string_view(buffer).substr(0, whole));
         buffer.erase(0, whole);
     }
     // Stopped early, the file's end (and a record it cuts) was not read.
-    return reader.finish(enough() ? 0 : buffer.size());
+    return reader.finish(reader.full() ? 0 : buffer.size());
 }
 
 } // namespace
