@@ -15,6 +15,7 @@ public:
     explicit FlatMap(std::size_t expected = 16) { rehash(capacity_for(expected)); }
 
     std::size_t size() const { return size_; }
+    std::size_t table_bytes() const { return buckets_.size() * sizeof(Bucket); }
     bool empty() const { return size_ == 0; }
 
     const std::uint32_t* find(std::uint64_t key) const {

@@ -166,6 +166,36 @@ TEST(Policies, PreparingLookupsChangesNothing) {
     }
 }
 
+// CacheModel starts loading the metadata of the next two victims a policy announces. An
+// announcement is a hint, but a wrong one only wastes memory bandwidth, so LRU and LFU must
+// announce exactly the victims they then choose when no request comes between, and Random its
+// next one (its second depends on where the first eviction moves the members).
+TEST(Policies, AnnouncedVictimsAreTheOnesChosen) {
+    for (const std::string name : {"lru", "lfu", "random"}) {
+        PolicyConfig config;
+        config.capacity = 64;
+        auto policy = make_policy(name, config);
+        std::mt19937_64 rng(9);
+        for (Slot s = 0; s < 64; ++s)
+            policy->on_insert(s, Access{s, 1});
+        for (int i = 0; i < 200; ++i) // mixed frequencies and recencies
+            policy->on_hit(static_cast<Slot>(rng() % 64), Access{0, 1});
+        for (int round = 0; round < 30; ++round) {
+            const auto next = policy->upcoming_victim(0), after = policy->upcoming_victim(1);
+            ASSERT_TRUE(next && after) << name;
+            const Slot first = policy->choose_victim(Access{1000, 1});
+            policy->on_evict(first);
+            const Slot second = policy->choose_victim(Access{1000, 1});
+            policy->on_evict(second);
+            EXPECT_EQ(first, *next) << name << " round " << round;
+            if (name != "random") EXPECT_EQ(second, *after) << name << " round " << round;
+            for (const Slot s : {first, second})
+                policy->on_insert(s, Access{s, 1});
+            policy->on_hit(static_cast<Slot>(rng() % 64), Access{0, 1});
+        }
+    }
+}
+
 TEST(Policies, UnknownNamesAreRejectedWithTheKnownOnes) {
     try {
         make_policy("mru", {});

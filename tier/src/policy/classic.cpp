@@ -9,6 +9,14 @@ void LruPolicy::on_hit(Slot slot, const Access&) {
 Slot LruPolicy::choose_victim(const Access&) {
     return order_.back();
 }
+
+std::optional<Slot> LruPolicy::upcoming_victim(unsigned later) const {
+    Slot s = order_.back();
+    for (; later > 0 && s != nil; --later)
+        s = order_.next_toward_front(s);
+    if (s == nil) return std::nullopt;
+    return s;
+}
 void LruPolicy::on_evict(Slot slot) {
     order_.unlink(slot);
 }
@@ -25,6 +33,12 @@ void LfuPolicy::on_hit(Slot slot, const Access&) {
 Slot LfuPolicy::choose_victim(const Access&) {
     return order_.min();
 }
+
+std::optional<Slot> LfuPolicy::upcoming_victim(unsigned later) const {
+    const Slot s = order_.nth_from_min(later);
+    if (s == nil) return std::nullopt;
+    return s;
+}
 void LfuPolicy::on_evict(Slot slot) {
     order_.erase(slot);
 }
@@ -35,10 +49,21 @@ void LfuPolicy::on_erase(Slot slot) {
     order_.erase(slot);
 }
 
-RandomPolicy::RandomPolicy(std::uint64_t seed) : rng_(seed) {}
+RandomPolicy::RandomPolicy(std::uint64_t seed) : rng_(seed) {
+    for (std::uint64_t& draw : next_draws_)
+        draw = rng_();
+}
 void RandomPolicy::on_hit(Slot, const Access&) {}
 Slot RandomPolicy::choose_victim(const Access&) {
-    return set_.pick(rng_);
+    const Slot victim = set_.pick(next_draws_[0]);
+    next_draws_[0] = next_draws_[1];
+    next_draws_[1] = rng_();
+    return victim;
+}
+
+std::optional<Slot> RandomPolicy::upcoming_victim(unsigned later) const {
+    if (set_.empty() || later >= next_draws_.size()) return std::nullopt;
+    return set_.pick(next_draws_[later]);
 }
 void RandomPolicy::on_evict(Slot slot) {
     set_.erase(slot);

@@ -15,6 +15,8 @@ public:
     void on_evict(Slot slot) override;
     void on_insert(Slot slot, const Access& access) override;
     void on_erase(Slot slot) override;
+    Announces announces() const override { return Announces::slots; }
+    std::optional<Slot> upcoming_victim(unsigned later) const override;
 
 private:
     LruOrder order_;
@@ -28,6 +30,8 @@ public:
     void on_evict(Slot slot) override;
     void on_insert(Slot slot, const Access& access) override;
     void on_erase(Slot slot) override;
+    Announces announces() const override { return Announces::slots; }
+    std::optional<Slot> upcoming_victim(unsigned later) const override;
 
 private:
     LfuOrder order_;
@@ -42,9 +46,14 @@ public:
     void on_evict(Slot slot) override;
     void on_insert(Slot slot, const Access& access) override;
     void on_erase(Slot slot) override;
+    Announces announces() const override { return Announces::slots; }
+    std::optional<Slot> upcoming_victim(unsigned later) const override;
 
 private:
     std::mt19937_64 rng_;
+    // The draws the next two choose_victim() calls use, made ahead so that the victims are known
+    // before they are asked for (the same sequence of draws as drawing on demand).
+    std::array<std::uint64_t, 2> next_draws_;
     RandomSet set_;
 };
 

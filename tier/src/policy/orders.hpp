@@ -69,6 +69,13 @@ public:
     bool empty() const { return first_ == nil; }
     std::uint64_t frequency(Slot s) const { return buckets_[bucket_of_[s]].freq; }
     Slot min() const { return buckets_[first_].head; }
+    // The slot n places after min() in eviction order, or nil if there are not that many.
+    Slot nth_from_min(unsigned n) const {
+        for (std::uint32_t b = first_; b != nil; b = buckets_[b].next)
+            for (Slot s = buckets_[b].head; s != nil; s = next_[s])
+                if (n-- == 0) return s;
+        return nil;
+    }
 
     void insert(Slot s, std::uint64_t freq = 1) {
         ensure(s);
@@ -191,8 +198,10 @@ public:
     Slot pick(std::mt19937_64& rng) const {
         // Modulo keeps the choice identical across standard libraries (uniform_int_distribution
         // is implementation-defined); the bias is < 2^-40 for any realistic cache.
-        return members_[rng() % members_.size()];
+        return pick(rng());
     }
+    // The member a draw of the generator chooses (pick(rng) with the draw made earlier).
+    Slot pick(std::uint64_t draw) const { return members_[draw % members_.size()]; }
 
 private:
     std::vector<Slot> members_;

@@ -290,6 +290,14 @@ Slot WeightSharingPolicy::choose_victim(const Access&) {
     return lru_.back();
 }
 
+// choose_victim()'s victim is one of the chosen expert's outside lines or, once there are none,
+// the key its shadow evicts at this miss.
+std::optional<Key> WeightSharingPolicy::upcoming_victim_key() const {
+    const int expert = static_cast<int>(state_.current);
+    if (!outside_[expert].empty()) return key_of_[outside_[expert].back()];
+    return shadow_[expert].upcoming_victim_key();
+}
+
 void WeightSharingPolicy::on_evict(Slot slot) {
     remove_resident(slot);
 }
@@ -329,6 +337,12 @@ void WeightSharingPolicy::prepare_lookup(Key key) const {
     for (int e = 0; e < expert_count; ++e) {
         shadow_[e].prepare_lookup(key);
         predicted_[e].prefetch(key);
+        // The key the shadow evicts at its next miss goes into predicted_ and is looked up in
+        // slot_of_ (observe()).
+        if (const auto victim = shadow_[e].upcoming_victim_key()) {
+            predicted_[e].prefetch(*victim);
+            slot_of_.prefetch(*victim);
+        }
     }
     slot_of_.prefetch(key);
 }

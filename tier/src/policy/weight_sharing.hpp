@@ -52,6 +52,8 @@ public:
     void on_busy(Slot slot, const Access& access) override;
     std::optional<LearnerState> learner_state() const override;
     void prepare_lookup(Key key) const override;
+    Announces announces() const override { return Announces::keys; }
+    std::optional<Key> upcoming_victim_key() const override;
 
 private:
     void observe(const Access& access, bool real_miss);

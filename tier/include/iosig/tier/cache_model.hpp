@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace iosig::tier {
@@ -34,6 +35,9 @@ public:
     // policy's own tables, EvictionPolicy::prepare_lookup), so that a replay that knows its next
     // references need not wait for memory on each lookup. Changes no result.
     void prepare_lookup(Key key) const;
+    // The key the policy said it will evict next (EvictionPolicy::upcoming_victim), for an owner
+    // that wants to start loading its own entries for that key; nothing if the policy did not say.
+    std::optional<Key> upcoming_victim_key() const;
     // Removes the key without it counting as an eviction (invalidation). False if not resident.
     bool erase(Key key);
 
@@ -46,6 +50,7 @@ public:
 
 private:
     void make_room_and_insert(const Access& access);
+    void start_loading_next_victims();
 
     std::uint64_t capacity_;
     std::uint64_t used_ = 0;
@@ -58,6 +63,12 @@ private:
     std::vector<Entry> entries_; // by slot
     std::vector<Slot> free_;
     std::vector<Key> evicted_;
+    // The slot the policy will evict next, as it said after the last insert (make_room_and_insert):
+    // a prefetch hint only, possibly stale, and in entries_ (slots are never shrunk away).
+    static constexpr Slot no_victim_hint = ~Slot{0};
+    Slot victim_hint_ = no_victim_hint;
+    bool full_ = false; // the last insert left no room for another entry of its size
+    EvictionPolicy::Announces announces_;
 };
 
 } // namespace iosig::tier

@@ -73,6 +73,17 @@ public:
     // A hint that `key` will be requested soon (CacheModel::prepare_lookup): a policy with lookup
     // tables of its own may start loading their entries. Changes nothing else.
     virtual void prepare_lookup(Key /*key*/) const {}
+    // Victim announcements, so that the owner can start loading the metadata of the next victim
+    // before it evicts it (CacheModel) instead of waiting for memory then: hints, never promises,
+    // and free of any effect on the policy. A policy says once which kind it gives:
+    enum class Announces : std::uint8_t { nothing, slots, keys };
+    virtual Announces announces() const { return Announces::nothing; }
+    // `slots`: the slot choose_victim() would return `later` evictions from now (0: if it were
+    // called now) if no request came in between; nothing when the policy cannot tell.
+    virtual std::optional<Slot> upcoming_victim(unsigned /*later*/) const { return std::nullopt; }
+    // `keys`: the key of the next victim, for a policy that knows it before its slot (the
+    // learner: the key its chosen expert's shadow evicts next).
+    virtual std::optional<Key> upcoming_victim_key() const { return std::nullopt; }
 };
 
 // Parameters every policy may use. Capacity is in the same unit as Access::size.
