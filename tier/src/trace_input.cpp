@@ -162,6 +162,23 @@ private:
     bool finished_ = false;
 };
 
+// A gzip member ends with its content's size modulo 2^32 (ISIZE, RFC 1952), little-endian: the
+// whole content when the file is one member of less than 4 GiB, as `gzip FILE` writes it. Leaves
+// `in` at the start of the file.
+std::optional<std::uint64_t> gzip_trailer_size(std::ifstream& in, std::uint64_t file_size) {
+    constexpr std::uint64_t smallest_member = 18; // 10-byte header, empty deflate, 8-byte trailer
+    if (file_size < smallest_member) return std::nullopt;
+    unsigned char trailer[4] = {};
+    in.seekg(static_cast<std::streamoff>(file_size - sizeof trailer));
+    in.read(reinterpret_cast<char*>(trailer), sizeof trailer);
+    const bool read = in.gcount() == sizeof trailer;
+    in.clear();
+    in.seekg(0);
+    if (!read) return std::nullopt;
+    return std::uint64_t{trailer[0]} | std::uint64_t{trailer[1]} << 8 |
+           std::uint64_t{trailer[2]} << 16 | std::uint64_t{trailer[3]} << 24;
+}
+
 } // namespace
 
 Compression detect_compression(std::string_view bytes) {
@@ -190,6 +207,7 @@ TraceInput::TraceInput(const std::filesystem::path& file) {
         if (size != ZSTD_CONTENTSIZE_UNKNOWN && size != ZSTD_CONTENTSIZE_ERROR)
             content_size_hint_ = size;
     }
+    if (compression_ == Compression::gzip) content_size_hint_ = gzip_trailer_size(in, file_size_);
     switch (compression_) {
     case Compression::zstd:
         decoder_ = std::make_unique<ZstdDecoder>(std::move(in), name);

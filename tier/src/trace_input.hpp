@@ -33,9 +33,11 @@ public:
     Compression compression() const { return compression_; }
     // The file's size on disk (for an uncompressed file, the content's size).
     std::uint64_t file_size() const { return file_size_; }
-    // The content's size where the file says it before it is read: an uncompressed file's size, or
+    // The content's size where the file says it before it is read: an uncompressed file's size,
     // the size a zstd file's first frame header records (the whole content when, as `zstd FILE`
-    // writes it, there is one frame). A hint for reserving memory, nothing more.
+    // writes it, there is one frame), or the size modulo 2^32 a gzip file's last member's trailer
+    // records (the whole content when, as `gzip FILE` writes it, there is one member under 4 GiB).
+    // A hint for reserving memory, nothing more.
     std::optional<std::uint64_t> content_size_hint() const { return content_size_hint_; }
 
     class Decoder; // one per Compression, in trace_input.cpp

@@ -74,10 +74,14 @@ TEST(TraceLoading, OracleGeneralRecordsAcrossReadBlocksLoadAsTheWholeFile) {
     const TempFile zst("big.oracleGeneral.bin.zst", zstd_compress(bytes));
     const Trace unpacked = load_trace(zst.path(), TraceFormat::oracle_general);
     expect_same_requests(unpacked, expected);
-    // The requests' memory is reserved once, from the file's size or the zstd frame's content
-    // size, not grown by doubling (up to half again as much).
+    const TempFile gz("big.oracleGeneral.bin.gz", gzip_compress(bytes));
+    const Trace gunzipped = load_trace(gz.path(), TraceFormat::oracle_general);
+    expect_same_requests(gunzipped, expected);
+    // The requests' memory is reserved once, from the file's size, the zstd frame's content size
+    // or the gzip trailer's, not grown by doubling (up to half again as much).
     EXPECT_EQ(loaded.requests.capacity(), 1'500'000u);
     EXPECT_EQ(unpacked.requests.capacity(), 1'500'000u);
+    EXPECT_EQ(gunzipped.requests.capacity(), 1'500'000u);
 
     const std::string cut = bytes.substr(0, bytes.size() - 5);
     const TempFile truncated("cut.oracleGeneral.bin.zst", zstd_compress(cut));
