@@ -9,14 +9,6 @@ void LruPolicy::on_hit(Slot slot, const Access&) {
 Slot LruPolicy::choose_victim(const Access&) {
     return order_.back();
 }
-
-std::optional<Slot> LruPolicy::upcoming_victim(unsigned later) const {
-    Slot s = order_.back();
-    for (; later > 0 && s != nil; --later)
-        s = order_.next_toward_front(s);
-    if (s == nil) return std::nullopt;
-    return s;
-}
 void LruPolicy::on_evict(Slot slot) {
     order_.unlink(slot);
 }
@@ -26,18 +18,19 @@ void LruPolicy::on_insert(Slot slot, const Access&) {
 void LruPolicy::on_erase(Slot slot) {
     order_.unlink(slot);
 }
+std::optional<Slot> LruPolicy::upcoming_victim(unsigned later) const {
+    Slot s = order_.back();
+    for (; later > 0 && s != nil; --later)
+        s = order_.next_toward_front(s);
+    if (s == nil) return std::nullopt;
+    return s;
+}
 
 void LfuPolicy::on_hit(Slot slot, const Access&) {
     order_.increment(slot);
 }
 Slot LfuPolicy::choose_victim(const Access&) {
     return order_.min();
-}
-
-std::optional<Slot> LfuPolicy::upcoming_victim(unsigned later) const {
-    const Slot s = order_.nth_from_min(later);
-    if (s == nil) return std::nullopt;
-    return s;
 }
 void LfuPolicy::on_evict(Slot slot) {
     order_.erase(slot);
@@ -47,6 +40,11 @@ void LfuPolicy::on_insert(Slot slot, const Access&) {
 }
 void LfuPolicy::on_erase(Slot slot) {
     order_.erase(slot);
+}
+std::optional<Slot> LfuPolicy::upcoming_victim(unsigned later) const {
+    const Slot s = order_.nth_from_min(later);
+    if (s == nil) return std::nullopt;
+    return s;
 }
 
 RandomPolicy::RandomPolicy(std::uint64_t seed) : rng_(seed) {
@@ -60,11 +58,6 @@ Slot RandomPolicy::choose_victim(const Access&) {
     next_draws_[1] = rng_();
     return victim;
 }
-
-std::optional<Slot> RandomPolicy::upcoming_victim(unsigned later) const {
-    if (set_.empty() || later >= next_draws_.size()) return std::nullopt;
-    return set_.pick(next_draws_[later]);
-}
 void RandomPolicy::on_evict(Slot slot) {
     set_.erase(slot);
 }
@@ -73,6 +66,10 @@ void RandomPolicy::on_insert(Slot slot, const Access&) {
 }
 void RandomPolicy::on_erase(Slot slot) {
     set_.erase(slot);
+}
+std::optional<Slot> RandomPolicy::upcoming_victim(unsigned later) const {
+    if (set_.empty() || later >= next_draws_.size()) return std::nullopt;
+    return set_.pick(next_draws_[later]);
 }
 
 } // namespace iosig::tier::detail
