@@ -56,6 +56,10 @@ Slot RandomPolicy::choose_victim(const Access&) {
     const Slot victim = set_.pick(next_draws_[0]);
     next_draws_[0] = next_draws_[1];
     next_draws_[1] = rng_();
+    // The next victim's member was loaded at the last eviction; now its position, and the member
+    // of the one after it.
+    set_.prefetch_position_of_pick(next_draws_[0]);
+    set_.prefetch_member(next_draws_[1]);
     return victim;
 }
 void RandomPolicy::on_evict(Slot slot) {

@@ -202,6 +202,15 @@ public:
     }
     // The member a draw of the generator chooses (pick(rng) with the draw made earlier).
     Slot pick(std::uint64_t draw) const { return members_[draw % members_.size()]; }
+    // For a draw made ahead of its use: start loading the member pick(draw) reads, or the
+    // position erase() of that member reads (a dependent load: once the member is loaded). Hints
+    // only; the members may move before the draw is used.
+    void prefetch_member(std::uint64_t draw) const {
+        if (!members_.empty()) __builtin_prefetch(&members_[draw % members_.size()]);
+    }
+    void prefetch_position_of_pick(std::uint64_t draw) const {
+        if (!members_.empty()) __builtin_prefetch(&position_[pick(draw)]);
+    }
 
 private:
     std::vector<Slot> members_;
