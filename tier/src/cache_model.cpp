@@ -93,8 +93,8 @@ std::optional<Key> CacheModel::upcoming_victim_key() const {
 
 void CacheModel::prepare_lookup(Key key) const {
     // A policy that announces slots had its victim's bucket loaded at the last insert already.
-    if (full_ && announces_ == EvictionPolicy::Announces::keys)
-        if (const auto victim = policy_->upcoming_victim_key()) slot_of_->prefetch(*victim);
+    if (announces_ == EvictionPolicy::Announces::keys)
+        if (const auto victim = upcoming_victim_key()) slot_of_->prefetch(*victim);
     slot_of_->prefetch(key);
     policy_->prepare_lookup(key);
 }

@@ -32,16 +32,17 @@ bool ReferenceChunks::next() {
     if (next_request_ >= trace_.requests.size()) return false;
     for (; next_request_ < trace_.requests.size(); ++next_request_) {
         const Request& r = trace_.requests[next_request_];
-        const std::uint64_t count = mode_ == SimMode::object ? 1 : line_span(r, line_size_).count;
-        if (!refs_.empty() && refs_.size() + count > chunk_) break;
+        const LineSpan span =
+            mode_ == SimMode::object ? LineSpan{r.id, 1} : line_span(r, line_size_);
+        if (!refs_.empty() && refs_.size() + span.count > chunk_) break;
         if (with_requests_)
-            request_of_.insert(request_of_.end(), count, static_cast<std::uint32_t>(next_request_));
+            request_of_.insert(request_of_.end(), span.count,
+                               static_cast<std::uint32_t>(next_request_));
         if (mode_ == SimMode::object) {
             refs_.push_back(Reference{r.id, r.size, r.size, r.write});
             continue;
         }
         const std::uint64_t begin = r.id, end = r.id + r.size;
-        const LineSpan span = line_span(r, line_size_);
         for (std::uint64_t line = span.first; line < span.first + span.count; ++line) {
             const std::uint64_t lo = std::max(begin, line * line_size_);
             const std::uint64_t hi = std::min(end, (line + 1) * line_size_);

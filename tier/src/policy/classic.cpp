@@ -53,7 +53,7 @@ RandomPolicy::RandomPolicy(std::uint64_t seed) : rng_(seed) {
 }
 void RandomPolicy::on_hit(Slot, const Access&) {}
 Slot RandomPolicy::choose_victim(const Access&) {
-    const Slot victim = set_.pick(next_draws_[0]);
+    const Slot victim = set_.pick_by_draw(next_draws_[0]);
     next_draws_[0] = next_draws_[1];
     next_draws_[1] = rng_();
     // The next victim's member was loaded at the last eviction; now its position, and the member
@@ -73,7 +73,7 @@ void RandomPolicy::on_erase(Slot slot) {
 }
 std::optional<Slot> RandomPolicy::upcoming_victim(unsigned later) const {
     if (set_.empty() || later >= next_draws_.size()) return std::nullopt;
-    return set_.pick(next_draws_[later]);
+    return set_.pick_by_draw(next_draws_[later]);
 }
 
 } // namespace iosig::tier::detail

@@ -198,18 +198,18 @@ public:
     Slot pick(std::mt19937_64& rng) const {
         // Modulo keeps the choice identical across standard libraries (uniform_int_distribution
         // is implementation-defined); the bias is < 2^-40 for any realistic cache.
-        return pick(rng());
+        return pick_by_draw(rng());
     }
     // The member a draw of the generator chooses (pick(rng) with the draw made earlier).
-    Slot pick(std::uint64_t draw) const { return members_[draw % members_.size()]; }
-    // For a draw made ahead of its use: start loading the member pick(draw) reads, or the
+    Slot pick_by_draw(std::uint64_t draw) const { return members_[draw % members_.size()]; }
+    // For a draw made ahead of its use: start loading the member pick_by_draw(draw) reads, or the
     // position erase() of that member reads (a dependent load: once the member is loaded). Hints
     // only; the members may move before the draw is used.
     void prefetch_member(std::uint64_t draw) const {
         if (!members_.empty()) __builtin_prefetch(&members_[draw % members_.size()]);
     }
     void prefetch_position_of_pick(std::uint64_t draw) const {
-        if (!members_.empty()) __builtin_prefetch(&position_[pick(draw)]);
+        if (!members_.empty()) __builtin_prefetch(&position_[pick_by_draw(draw)]);
     }
 
 private:
