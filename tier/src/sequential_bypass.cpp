@@ -39,6 +39,7 @@ void SequentialBypass::serve(const Reference& ref, std::uint32_t request, SimRes
     if (ref.write) {
         result.bypassed_write_bytes += ref.bytes;
         page_cache_.write(begin, ref.bytes);
+        if (per_request) result.bypassed_write_lines.emplace_back(request, ref.key);
         return;
     }
     const HomeReads home = page_cache_.read(begin, ref.bytes);

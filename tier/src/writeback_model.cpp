@@ -60,6 +60,12 @@ public:
             ++it->second.generation; // a rewrite: a write-back in flight no longer cleans it
     }
 
+    // Bytes [begin, end) of the home file the sequential bypass wrote into its page cache.
+    void bypass_write(std::uint64_t begin, std::uint64_t end) {
+        const std::uint64_t page = std::max<std::uint64_t>(config_.home_page_bytes, 1);
+        bypass_pending_.insert(begin / page, (end + page - 1) / page);
+    }
+
     // close: the batch in flight completes, then every dirty line is written home.
     WritebackEstimate close(double now) {
         run_until(now);
@@ -75,7 +81,8 @@ public:
             rest.push_back(entry.first);
         std::sort(rest.begin(), rest.end());
         const std::size_t depth = std::max(1u, config_.queue_depth);
-        double units = 0;
+        // close's first batch syncs the home file; with no batch, nothing syncs it.
+        double units = rest.empty() ? 0 : sync_bypass();
         for (std::size_t first = 0; first < rest.size(); first += depth) {
             units +=
                 write_units(std::span(rest).subspan(first, std::min(depth, rest.size() - first)));
@@ -83,7 +90,15 @@ public:
         }
         writebacks_ += rest.size();
         end = finish(end, units + static_cast<double>((rest.size() + depth - 1) / depth));
-        return WritebackEstimate{writebacks_, writes_, units_, syncs_, writer_wait_, end};
+        return WritebackEstimate{.writebacks = writebacks_,
+                                 .writes = writes_,
+                                 .write_units = units_,
+                                 .syncs = syncs_,
+                                 .writer_wait = writer_wait_,
+                                 .bypass_synced_bytes = bypass_synced_,
+                                 .bypass_writes = bypass_writes_,
+                                 .bypass_deferred_bytes = bypass_pending_bytes(),
+                                 .seconds = end};
     }
 
     double writer_wait() const { return writer_wait_; }
@@ -121,6 +136,36 @@ private:
         return units;
     }
 
+    // A batch's sync of the home file writes the bypass's dirty pages: each run of adjacent pages
+    // in whole IOs of home_max_io_bytes and the rest. Returns their cost in line writes.
+    double sync_bypass() {
+        const std::uint64_t page = std::max<std::uint64_t>(config_.home_page_bytes, 1);
+        const std::uint64_t io = std::max(config_.home_max_io_bytes, page);
+        const auto cost = [this](std::uint64_t bytes) {
+            return config_.write_cost
+                       ? config_.write_cost(bytes)
+                       : static_cast<double>(bytes) / static_cast<double>(config_.line_size);
+        };
+        double units = 0;
+        for (const auto& [first, end] : bypass_pending_.ranges()) {
+            const std::uint64_t bytes = (end - first) * page;
+            const std::uint64_t whole = bytes / io, rest = bytes % io;
+            units += static_cast<double>(whole) * cost(io) + (rest ? cost(rest) : 0);
+            bypass_writes_ += whole + (rest ? 1 : 0);
+            bypass_synced_ += bytes;
+        }
+        bypass_pending_.clear();
+        units_ += units;
+        return units;
+    }
+
+    std::uint64_t bypass_pending_bytes() const {
+        std::uint64_t pages = 0;
+        for (const auto& [first, end] : bypass_pending_.ranges())
+            pages += end - first;
+        return pages * std::max<std::uint64_t>(config_.home_page_bytes, 1);
+    }
+
     // One look for work at time t: a batch of the oldest lines, ripe ones only unless under
     // pressure; none, and the flusher sleeps to its next wake-up.
     void check(double t) {
@@ -152,7 +197,8 @@ private:
         for (const auto& entry : batch_)
             lines.push_back(entry.first);
         std::sort(lines.begin(), lines.end());
-        batch_end_ = finish(t, write_units(lines) + 1); // the writes, then the home file's sync
+        // The writes, then the home file's sync, which writes the bypass's bytes too.
+        batch_end_ = finish(t, write_units(lines) + sync_bypass() + 1);
         next_check_ = batch_end_;
     }
 
@@ -189,6 +235,9 @@ private:
     double units_ = 0;
     std::uint64_t syncs_ = 0;
     double writer_wait_ = 0;
+    CachedPages bypass_pending_; // dirty in the home file's page cache, unsynced
+    std::uint64_t bypass_synced_ = 0;
+    std::uint64_t bypass_writes_ = 0;
 };
 
 // The replay's loop: request i starts at begin(i, now, waited) (now: when the one before it was
@@ -204,6 +253,9 @@ WritebackEstimate replay(const Trace& trace, const WritebackModelConfig& config,
     if (!(config.writeback_rate >= 0))
         throw std::invalid_argument("the write-back rate must be >= 0");
     FlusherReplay flusher(config);
+    static const std::vector<std::pair<std::uint32_t, std::uint64_t>> none;
+    const auto& bypassed = config.bypassed_write_lines ? *config.bypassed_write_lines : none;
+    std::size_t next_bypassed = 0; // trace order, as the lines below
     double now = 0;
     for (std::size_t i = 0; i < trace.requests.size(); ++i) {
         now = begin(i, now, flusher.writer_wait());
@@ -212,11 +264,23 @@ WritebackEstimate replay(const Trace& trace, const WritebackModelConfig& config,
         if (r.write) {
             now = flusher.wait_for_room(now);
             const LineSpan span = line_span(r, config.line_size);
-            for (std::uint64_t line = span.first; line < span.first + span.count; ++line)
-                flusher.dirty(line, now);
+            for (std::uint64_t line = span.first; line < span.first + span.count; ++line) {
+                if (next_bypassed < bypassed.size() && bypassed[next_bypassed].first == i &&
+                    bypassed[next_bypassed].second == line) {
+                    ++next_bypassed;
+                    const std::uint64_t begin_byte = std::max(r.id, line * config.line_size);
+                    const std::uint64_t end_byte =
+                        std::min(r.id + r.size, (line + 1) * config.line_size);
+                    flusher.bypass_write(begin_byte, end_byte);
+                } else {
+                    flusher.dirty(line, now);
+                }
+            }
         }
         now = served(i, now);
     }
+    if (next_bypassed != bypassed.size())
+        throw std::invalid_argument("bypassed write lines not in trace order, or not of writes");
     return flusher.close(now);
 }
 

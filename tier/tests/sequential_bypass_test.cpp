@@ -87,6 +87,12 @@ TEST(SequentialBypass, BypassedWritesAreCountedAndCachedByThePageCache) {
     EXPECT_EQ(r.bypassed_bytes, 14 * MiB);
     EXPECT_EQ(r.hits, 256u) << "the written first MiB is in the cache";
     EXPECT_EQ(r.bypass_reads.ios, 0u);
+    // Which lines of which write requests went past the cache, for the write-back model's syncs.
+    ASSERT_EQ(r.bypassed_write_lines.size(), 1792u);
+    for (std::uint32_t i = 0; i < 1792; ++i) {
+        EXPECT_EQ(r.bypassed_write_lines[i].first, 256 + i) << "request";
+        EXPECT_EQ(r.bypassed_write_lines[i].second, 256 + i) << "line";
+    }
 }
 
 TEST(SequentialBypass, NeedsBlockMode) {

@@ -3,7 +3,9 @@
 #include "iosig/tier/writeback_model.hpp"
 
 #include <gtest/gtest.h>
+#include <numeric>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace iosig::tier {
@@ -88,6 +90,88 @@ TEST(WritebackModel, ReadsCostNothingAndARequestDirtiesEveryLineItTouches) {
     Trace objects = t;
     objects.kind = TraceKind::objects;
     EXPECT_THROW(estimate_writebacks(objects, 1.0, WritebackModelConfig{}), std::invalid_argument);
+}
+
+// The sequential bypass's writes (WritebackModelConfig::bypassed_write_lines) dirty the home
+// file's page cache, not cache lines: no write-back of their own, but every batch ends with an
+// fdatasync of the home file, which writes them.
+using BypassedLines = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
+
+// Request 0 writes line 0 into the cache; requests 1.. write the lines `bypassed` past it.
+Trace cached_then_bypassed(const std::vector<std::uint64_t>& bypassed, BypassedLines& list) {
+    Trace t = writes_to({0});
+    for (const std::uint64_t line : bypassed) {
+        list.emplace_back(static_cast<std::uint32_t>(t.requests.size()), line);
+        t.requests.push_back(Request{line * 4096, 4096, true});
+    }
+    return t;
+}
+
+WritebackModelConfig one_unit_per_io(const BypassedLines& list) {
+    WritebackModelConfig config;
+    config.bypassed_write_lines = &list;
+    config.home_max_io_bytes = 1280 << 10; // the lab's hdd
+    config.writeback_rate = 100;           // units a second
+    config.write_cost = [](std::uint64_t) { return 1.0; };
+    return config;
+}
+
+TEST(WritebackModel, TheNextBatchsSyncWritesTheBypassedPagesInLargeIos) {
+    BypassedLines list;
+    std::vector<std::uint64_t> lines(1000);
+    std::iota(lines.begin(), lines.end(), 1000); // 4,000 KiB in one run
+    const Trace t = cached_then_bypassed(lines, list);
+    const WritebackEstimate e = estimate_writebacks(t, 0.0, one_unit_per_io(list));
+    EXPECT_EQ(e.writebacks, 1u) << "only the cached line is written back";
+    EXPECT_EQ(e.writes, 1u);
+    EXPECT_EQ(e.syncs, 1u) << "close's batch";
+    EXPECT_EQ(e.bypass_synced_bytes, 1000u * 4096) << "its sync writes every bypassed page";
+    EXPECT_EQ(e.bypass_writes, 4u) << "4,000 KiB in IOs of 1,280 KiB";
+    EXPECT_EQ(e.bypass_deferred_bytes, 0u);
+    EXPECT_DOUBLE_EQ(e.write_units, 1 + 4);
+    EXPECT_DOUBLE_EQ(e.seconds, (1 + 4 + 1) / 100.0) << "the line, the bypass, the sync";
+}
+
+TEST(WritebackModel, ScatteredBypassedPagesAreAWriteEach) {
+    BypassedLines list;
+    std::vector<std::uint64_t> lines;
+    for (std::uint64_t i = 0; i < 50; ++i)
+        lines.push_back(1000 + 2 * i); // every other page
+    lines.push_back(1001);             // joins the first two: 1000-1002 is one run
+    const Trace t = cached_then_bypassed(lines, list);
+    const WritebackEstimate e = estimate_writebacks(t, 0.0, one_unit_per_io(list));
+    EXPECT_EQ(e.bypass_writes, 49u);
+    EXPECT_EQ(e.bypass_synced_bytes, 51u * 4096);
+    EXPECT_DOUBLE_EQ(e.write_units, 1 + 49);
+}
+
+TEST(WritebackModel, BypassedPagesNoBatchSyncsStayInThePageCache) {
+    BypassedLines list;
+    Trace t;
+    t.kind = TraceKind::blocks;
+    for (std::uint64_t line = 0; line < 16; ++line) {
+        list.emplace_back(static_cast<std::uint32_t>(line), line);
+        t.requests.push_back(Request{line * 4096, 4096, true});
+    }
+    t.requests.push_back(Request{100 * 4096, 100, true}); // a cached line, written 1 s later
+    const WritebackEstimate later = estimate_writebacks(t, 1.0, one_unit_per_io(list));
+    EXPECT_EQ(later.bypass_synced_bytes, 16u * 4096) << "the cached line's sync at close";
+    t.requests.pop_back();
+    const WritebackEstimate never = estimate_writebacks(t, 1.0, one_unit_per_io(list));
+    EXPECT_EQ(never.writebacks, 0u);
+    EXPECT_EQ(never.syncs, 0u);
+    EXPECT_EQ(never.bypass_synced_bytes, 0u);
+    EXPECT_EQ(never.bypass_deferred_bytes, 16u * 4096) << "the kernel writes them after close";
+    EXPECT_DOUBLE_EQ(never.seconds, 1.0 - 1.0 / 16);
+}
+
+TEST(WritebackModel, BypassedLinesMustBeWriteLinesInTraceOrder) {
+    BypassedLines list;
+    const Trace t = cached_then_bypassed({5, 6}, list);
+    std::swap(list[0], list[1]);
+    EXPECT_THROW(estimate_writebacks(t, 0.0, one_unit_per_io(list)), std::invalid_argument);
+    BypassedLines read_line{{0, 7}};
+    EXPECT_THROW(estimate_writebacks(t, 0.0, one_unit_per_io(read_line)), std::invalid_argument);
 }
 
 } // namespace

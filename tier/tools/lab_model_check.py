@@ -43,6 +43,15 @@ WORKLOADS = [
     "--working-set 64M --requests 4096 --pattern sequential --io-size 16K --sequential-cutoff 4M",
     "--working-set 32M --requests 512 --pattern sequential --io-size 64K --line-size 64K "
     "--sequential-cutoff 4M",
+    # Bypassed writes: into the page cache, home with the flusher's syncs of the home file.
+    "--working-set 64M --requests 4096 --pattern sequential --io-size 16K --write-ratio 1 "
+    "--sequential-cutoff 4M",
+    "--working-set 32M --requests 512 --pattern sequential --io-size 64K --line-size 64K "
+    "--write-ratio 1 --sequential-cutoff 4M",
+    "--working-set 8M --requests 2048 --pattern sequential --write-ratio 0.5 --policy lru "
+    "--sequential-cutoff 1M",
+    "--working-set 16M --requests 4096 --pattern sequential --write-ratio 0.1 --policy lru "
+    "--sequential-cutoff 1M",
 ]
 
 

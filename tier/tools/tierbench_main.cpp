@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
                    "a handle's sequential stream longer than this bypasses the cache, as bcache's "
                    "sequential_cutoff (the engine's default is 4M; default here 0: never, so that "
                    "the cache is measured; the model reads the bypass through the home device's "
-                   "readahead, and does not predict bypassed writes)");
+                   "readahead, and writes its writes with the flusher's syncs of the home file)");
     app.add_option("--cache-size", cache_size_text,
                    "cache size, or a share of the home file such as 25% (default: twice it)");
     app.add_option("--policy", policy, "eviction policy (default ws)");

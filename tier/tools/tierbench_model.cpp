@@ -106,6 +106,11 @@ std::optional<nlohmann::json> model_json(const Workload& workload, const TierCon
     writeback.writeback_delay = config.writeback_delay;
     writeback.queue_depth = config.queue_depth;
     writeback.io_run_bytes = config.io_run_bytes;
+    if (config.sequential_cutoff > 0) {
+        writeback.bypassed_write_lines = &predicted.bypassed_write_lines;
+        writeback.home_max_io_bytes = sim.readahead.max_io_bytes;
+        writeback.home_page_bytes = sim.readahead.page_bytes;
+    }
     const TierPrediction p = predict_tier_time(
         trace, fills + predicted.prefetches_issued, rates, writeback, &predicted.request_fills,
         &predicted.request_fill_reads, predicted.prefetch_reads,
@@ -144,12 +149,14 @@ std::optional<nlohmann::json> model_json(const Workload& workload, const TierCon
     model["hit_seconds"] = p.queueing.hit[0];
     model["miss_seconds"] = p.queueing.miss[0];
     model["direct_seconds"] = direct;
-    if (config.sequential_cutoff > 0) model["bypass_seconds"] = p.bypass_seconds;
-    if (predicted.bypassed_write_bytes > 0) {
-        // They sit in the page cache until the kernel writes them back, on its own schedule.
-        model.erase("tier_seconds");
-        model["not_modelled"] = "the sequential bypass's writes (--sequential-cutoff): the kernel "
-                                "writes them back from the page cache on its own schedule";
+    if (config.sequential_cutoff > 0) {
+        model["bypass_seconds"] = p.bypass_seconds;
+        // Written into the home file's page cache; the flusher's syncs of the home file write them
+        // home, and what none syncs the kernel writes after the run.
+        model["bypass_write_bytes"] = predicted.bypassed_write_bytes;
+        model["bypass_synced_bytes"] = p.writeback.bypass_synced_bytes;
+        model["bypass_writes"] = p.writeback.bypass_writes;
+        model["bypass_deferred_bytes"] = p.writeback.bypass_deferred_bytes;
     }
     return model;
 }
@@ -190,8 +197,14 @@ void print_report(const nlohmann::json& out) {
                    iosig::format_size(model["readahead"]["window"].get<std::uint64_t>()),
                    model["readahead"]["from"].get<std::string>(),
                    model["bypass_seconds"].get<double>());
-    if (model.contains("not_modelled"))
-        fmt::print("  not modelled:             {}\n", model["not_modelled"].get<std::string>());
+    if (model.contains("bypass_write_bytes") &&
+        model["bypass_write_bytes"].get<std::uint64_t>() > 0)
+        fmt::print("  bypassed writes (model):  {} into the home file's page cache; the flusher's "
+                   "syncs write {} of it in {} IOs, {} stays for the kernel to write after close\n",
+                   iosig::format_size(model["bypass_write_bytes"].get<std::uint64_t>()),
+                   iosig::format_size(model["bypass_synced_bytes"].get<std::uint64_t>()),
+                   model["bypass_writes"].get<std::uint64_t>(),
+                   iosig::format_size(model["bypass_deferred_bytes"].get<std::uint64_t>()));
 }
 
 } // namespace iosig::tier::bench

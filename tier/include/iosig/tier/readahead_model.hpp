@@ -61,6 +61,9 @@ public:
     std::uint64_t run_before(std::uint64_t page, std::uint64_t limit) const;
     // The first cached page after `page`; UINT64_MAX when there is none.
     std::uint64_t next_after(std::uint64_t page) const;
+    // The ranges, first page -> end page, in page order.
+    const std::map<std::uint64_t, std::uint64_t>& ranges() const { return ranges_; }
+    void clear() { ranges_.clear(); }
 
 private:
     std::map<std::uint64_t, std::uint64_t> ranges_; // first page -> end page

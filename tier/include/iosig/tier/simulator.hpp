@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace iosig::tier {
 
@@ -96,6 +97,10 @@ struct SimResult {
     // ... per trace request, with fills_per_request.
     std::vector<std::uint32_t> request_bypass_ios;
     std::vector<std::uint64_t> request_bypass_bytes;
+    // ... and the lines of write requests that went past the cache, as (request, line) in trace
+    // order: they dirty the home file's page cache, not a cache line, and the flusher's next sync
+    // of the home file writes them (WritebackModelConfig::bypassed_write_lines).
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> bypassed_write_lines;
     double seconds = 0; // simulation loop only
     std::optional<LearnerState> learner;
 
