@@ -1,6 +1,8 @@
 // Eqs. 1-4 and the flusher's replay combined (tier_prediction.hpp).
 #include "iosig/tier/tier_prediction.hpp"
 
+#include "iosig/tier/throttle_slices.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -67,7 +69,15 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
             demand_lines += (*request_fills)[i];
             const double tier1 =
                 static_cast<double>(lines) / (r.write ? rates.tier1_write : rates.tier1_read);
-            pace.push_back({tier1, fetch});
+            // For a throttle's two budgets: the fills' reads (a line each without fill runs)
+            // and the bypass's, and their bytes.
+            double ios = request_fill_reads ? (*request_fill_reads)[i] : (*request_fills)[i];
+            double bytes = static_cast<double>((*request_fills)[i] * writeback.line_size);
+            if (bypass.request_ios) {
+                ios += (*bypass.request_ios)[i];
+                bytes += static_cast<double>((*bypass.request_bytes)[i]);
+            }
+            pace.push_back({tier1, fetch, ios, bytes});
             clock += tier1 + fetch;
         }
     }
@@ -107,16 +117,22 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
         writeback.write_cost = [&rates](std::uint64_t bytes) {
             return rates.tier2_write / rates.tier2_write_io(bytes);
         };
+    // A throttle alone (its budgets known) grants the fills' IOs and bytes apart, as blk-throttle
+    // does; other devices their work in seconds.
+    const ThrottleSlices fetch_throttle =
+        rates.tier2_read_iops_budget > 0 && rates.tier2_read_bytes_budget > 0
+            ? ThrottleSlices(rates.tier2_throttle_slice, rates.tier2_read_iops_budget,
+                             rates.tier2_read_bytes_budget)
+            : ThrottleSlices(rates.tier2_throttle_slice);
     if (any_write) {
         // A device with one budget for both directions: iterate on the share of its time the
         // fills leave the flusher.
         double share = 1;
         for (int i = 0; i < 20; ++i) {
             writeback.writeback_rate = rates.tier2_write * share;
-            p.writeback =
-                request_fills
-                    ? estimate_writebacks(trace, pace, rates.tier2_throttle_slice, writeback)
-                    : estimate_writebacks(trace, p.foreground_seconds, writeback);
+            p.writeback = request_fills
+                              ? estimate_writebacks(trace, pace, fetch_throttle, writeback)
+                              : estimate_writebacks(trace, p.foreground_seconds, writeback);
             p.writeback_share = share;
             load.tier2_writes = static_cast<std::uint64_t>(std::llround(p.writeback.write_units)) +
                                 p.writeback.syncs;

@@ -21,7 +21,8 @@ class FlusherReplay {
 public:
     explicit FlusherReplay(const WritebackModelConfig& config)
         : config_(config), tick_(std::clamp(config.writeback_delay / 2, 0.005, 1.0)),
-          next_check_(tick_), write_budget_(config.write_throttle_slice) {}
+          next_check_(tick_), write_budget_(config.write_throttle_slice),
+          page_(std::max<std::uint64_t>(config.home_page_bytes, 1)) {}
 
     // Everything the flusher does before `until`.
     void run_until(double until) {
@@ -62,8 +63,7 @@ public:
 
     // Bytes [begin, end) of the home file the sequential bypass wrote into its page cache.
     void bypass_write(std::uint64_t begin, std::uint64_t end) {
-        const std::uint64_t page = std::max<std::uint64_t>(config_.home_page_bytes, 1);
-        bypass_pending_.insert(begin / page, (end + page - 1) / page);
+        bypass_pending_.insert(begin / page_, (end + page_ - 1) / page_);
     }
 
     // close: the batch in flight completes, then every dirty line is written home.
@@ -139,8 +139,7 @@ private:
     // A batch's sync of the home file writes the bypass's dirty pages: each run of adjacent pages
     // in whole IOs of home_max_io_bytes and the rest. Returns their cost in line writes.
     double sync_bypass() {
-        const std::uint64_t page = std::max<std::uint64_t>(config_.home_page_bytes, 1);
-        const std::uint64_t io = std::max(config_.home_max_io_bytes, page);
+        const std::uint64_t io = std::max(config_.home_max_io_bytes, page_);
         const auto cost = [this](std::uint64_t bytes) {
             return config_.write_cost
                        ? config_.write_cost(bytes)
@@ -148,7 +147,7 @@ private:
         };
         double units = 0;
         for (const auto& [first, end] : bypass_pending_.ranges()) {
-            const std::uint64_t bytes = (end - first) * page;
+            const std::uint64_t bytes = (end - first) * page_;
             const std::uint64_t whole = bytes / io, rest = bytes % io;
             units += static_cast<double>(whole) * cost(io) + (rest ? cost(rest) : 0);
             bypass_writes_ += whole + (rest ? 1 : 0);
@@ -163,7 +162,7 @@ private:
         std::uint64_t pages = 0;
         for (const auto& [first, end] : bypass_pending_.ranges())
             pages += end - first;
-        return pages * std::max<std::uint64_t>(config_.home_page_bytes, 1);
+        return pages * page_;
     }
 
     // One look for work at time t: a batch of the oldest lines, ripe ones only unless under
@@ -223,6 +222,7 @@ private:
     const double tick_;
     double next_check_;
     ThrottleSlices write_budget_;
+    const std::uint64_t page_; // of the home file's page cache
     bool in_flight_ = false;
     double batch_end_ = 0;
     bool writer_waiting_ = false;
@@ -300,16 +300,20 @@ WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<doub
 }
 
 WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<RequestPace>& pace,
-                                      double fetch_throttle_slice,
+                                      ThrottleSlices fetch_throttle,
                                       const WritebackModelConfig& config) {
     if (pace.size() != trace.requests.size()) throw std::invalid_argument("one pace per request");
-    ThrottleSlices fetches(fetch_throttle_slice);
     return replay(
         trace, config, [](std::size_t, double now, double) { return now; },
         [&](std::size_t i, double now) {
-            const double filled =
-                pace[i].fetch_seconds > 0 ? fetches.serve(now, pace[i].fetch_seconds) : now;
-            return filled + pace[i].tier1_seconds;
+            const RequestPace& p = pace[i];
+            double filled = now;
+            if (fetch_throttle.two_budgets()) {
+                if (p.fetch_ios > 0) filled = fetch_throttle.serve(now, p.fetch_ios, p.fetch_bytes);
+            } else if (p.fetch_seconds > 0) {
+                filled = fetch_throttle.serve(now, p.fetch_seconds);
+            }
+            return filled + p.tier1_seconds;
         });
 }
 

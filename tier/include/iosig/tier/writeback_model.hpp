@@ -15,6 +15,7 @@
 #pragma once
 
 #include "iosig/tier/readahead_model.hpp"
+#include "iosig/tier/throttle_slices.hpp"
 #include "iosig/tier/trace.hpp"
 
 #include <cstdint>
@@ -86,15 +87,19 @@ WritebackEstimate estimate_writebacks(const Trace& trace, double seconds,
 
 // The program's own pace: each request is issued when the one before it has been served, after
 // any wait for room under the dirty bound, and takes `tier1_seconds` plus its demand fills, which
-// need `fetch_seconds` of the home device's sustained read rate, granted in throttle slices of
-// `fetch_throttle_slice` seconds when it has them (throttle_slices.hpp): after a wait for the
-// flusher the program's fills find unused budget, and after a longer one a new slice.
+// need `fetch_seconds` of the home device's sustained read rate, granted by `fetch_throttle`
+// (throttle_slices.hpp; without a slice each request's fills take their time after the ones
+// before): after a wait for the flusher the program's fills find unused budget, and after a
+// longer one a new slice. A throttle with two budgets grants `fetch_ios` IOs of `fetch_bytes`
+// instead.
 struct RequestPace {
     double tier1_seconds = 0;
     double fetch_seconds = 0;
+    double fetch_ios = 0;
+    double fetch_bytes = 0;
 };
 WritebackEstimate estimate_writebacks(const Trace& trace, const std::vector<RequestPace>& pace,
-                                      double fetch_throttle_slice,
+                                      ThrottleSlices fetch_throttle,
                                       const WritebackModelConfig& config);
 
 } // namespace iosig::tier
