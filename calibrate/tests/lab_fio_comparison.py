@@ -22,7 +22,7 @@ PAIR_CPUS = sorted(os.sched_getaffinity(0))
 # spread 27 %, median ratio 1.009), and in the second fio ran at 5570-6107 MiB/s in all five runs
 # against the calibrator's 6700-7332 (1.142, over the 10 %), while every other shape agreed.
 ATTEMPTS = 3
-# The tolerance of the ramdisk's IOPS shapes (4 KiB QD32 on tmpfs). A tmpfs IO is a memcpy of a
+# The tolerance of IOPS shapes on a tmpfs mount (the lab's ramdisk). A tmpfs IO is a memcpy of a
 # microsecond or two, so the rate is the submitting loop's CPU time per IO, and the two tools'
 # loops differ by a few tenths of a microsecond: with both tools' runs within 7 % of each other,
 # the median ratio ours / fio was 0.90, 1.15 and 1.17 in session 5-6 runs and 1.19 in the
@@ -78,7 +78,7 @@ def fio(path, args, cpu):
     return json.loads(done.stdout)["jobs"][0]
 
 
-def fio_shapes(mount, m):
+def fio_shapes(m):
     """(phase, fio rw, engine, queue depth, block, seconds, fio key, unit, tolerance) of a mount's
     calibrated JSON entry: the shapes iosig-calibrate measured, as it measured them."""
     def engine(phase):
@@ -89,7 +89,7 @@ def fio_shapes(mount, m):
                                             ("random_read", "randread", "iops", "IOPS", 0.15),
                                             ("random_write", "randwrite", "iops", "IOPS", 0.15)]:
         ours = m[phase]
-        if mount == "ramdisk" and unit == "IOPS":
+        if m["fs_type"] == "tmpfs" and unit == "IOPS":
             tolerance = RAMDISK_IOPS_TOLERANCE
         shapes.append((phase, rw, engine(phase), ours.get("queue_depth", 1), ours["block"],
                        max(ours["seconds"], 1.0), key, unit, tolerance))
@@ -118,7 +118,7 @@ def fio_comparison(mount, m):
     in any attempt is ok, off in one and ok in none is off."""
     size = m["scratch_file_size"]
     fallocate = "none" if m["fs_type"] == "btrfs" else "native"
-    shapes = fio_shapes(mount, m)
+    shapes = fio_shapes(m)
     probe = Probe(mount, m["scratch_file_size"])
     verdicts = {}
     try:

@@ -42,11 +42,10 @@ bool ReferenceChunks::next() {
             refs_.push_back(Reference{r.id, r.size, r.size, r.write});
             continue;
         }
-        const std::uint64_t begin = r.id, end = r.id + r.size;
         for (std::uint64_t line = span.first; line < span.first + span.count; ++line) {
-            const std::uint64_t lo = std::max(begin, line * line_size_);
-            const std::uint64_t hi = std::min(end, (line + 1) * line_size_);
-            refs_.push_back(Reference{line, 1, static_cast<std::uint32_t>(hi - lo), r.write});
+            const ByteRange part = line_part(r, line, line_size_);
+            refs_.push_back(
+                Reference{line, 1, static_cast<std::uint32_t>(part.end - part.begin), r.write});
         }
     }
     return true;

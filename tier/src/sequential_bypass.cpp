@@ -35,7 +35,7 @@ void SequentialBypass::serve(const Reference& ref, std::uint32_t request, SimRes
     result.bypassed_bytes += ref.bytes;
     const Request& r = trace_.requests[request];
     // The part of the request in this line, as the engine reads or writes it: a line at a time.
-    const std::uint64_t begin = std::max(r.id, ref.key * line_size_);
+    const std::uint64_t begin = line_part(r, ref.key, line_size_).begin;
     if (ref.write) {
         result.bypassed_write_bytes += ref.bytes;
         page_cache_.write(begin, ref.bytes);

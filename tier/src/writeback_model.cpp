@@ -268,10 +268,8 @@ WritebackEstimate replay(const Trace& trace, const WritebackModelConfig& config,
                 if (next_bypassed < bypassed.size() && bypassed[next_bypassed].first == i &&
                     bypassed[next_bypassed].second == line) {
                     ++next_bypassed;
-                    const std::uint64_t begin_byte = std::max(r.id, line * config.line_size);
-                    const std::uint64_t end_byte =
-                        std::min(r.id + r.size, (line + 1) * config.line_size);
-                    flusher.bypass_write(begin_byte, end_byte);
+                    const ByteRange part = line_part(r, line, config.line_size);
+                    flusher.bypass_write(part.begin, part.end);
                 } else {
                     flusher.dirty(line, now);
                 }

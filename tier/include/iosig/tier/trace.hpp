@@ -52,6 +52,15 @@ inline LineSpan line_span(const Request& r, std::uint64_t line_size) {
     return {r.id / line_size, (r.id + r.size - 1) / line_size - r.id / line_size + 1};
 }
 
+// The bytes [begin, end) of a block request that lie in `line` (one of its line_span): what the
+// engine reads or writes of that line.
+struct ByteRange {
+    std::uint64_t begin = 0, end = 0;
+};
+inline ByteRange line_part(const Request& r, std::uint64_t line, std::uint64_t line_size) {
+    return {std::max(r.id, line * line_size), std::min(r.id + r.size, (line + 1) * line_size)};
+}
+
 // Adjacent lines move between the home file and the cache in one IO of up to io_run_bytes (the
 // engine's fill runs and write runs, TierConfig::io_run_bytes); the simulator and the write-back
 // model count those IOs the same way. The most lines one such IO holds: at least one.
