@@ -17,8 +17,10 @@ CompletionTime completion_time(const std::vector<ProcessLoad>& processes, const 
         throw std::invalid_argument("service rates must be > 0");
     CompletionTime t;
     for (const ProcessLoad& p : processes) {
-        const double hit = static_cast<double>(p.reads) / rates.tier1_read +
-                           static_cast<double>(p.writes) / rates.tier1_write; // Eq. 1
+        const double hit = p.hit_seconds
+                               ? *p.hit_seconds
+                               : static_cast<double>(p.reads) / rates.tier1_read +
+                                     static_cast<double>(p.writes) / rates.tier1_write; // Eq. 1
         const double fetch = p.fetch_seconds
                                  ? *p.fetch_seconds
                                  : static_cast<double>(p.tier2_reads) / rates.tier2_read;
@@ -132,6 +134,12 @@ TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
                     service_rate(slow_device, line_size, false, random),
                     slow_device.performance.independent_read_write,
                     {}};
+    rates.tier1_read_io = [fast = fast_device, random](std::uint64_t bytes) {
+        return service_rate(fast, bytes, true, random);
+    };
+    rates.tier1_write_io = [fast = fast_device, random](std::uint64_t bytes) {
+        return service_rate(fast, bytes, false, random);
+    };
     rates.tier2_read_io = [slow = slow_device, random](std::uint64_t bytes) {
         return service_rate(slow, bytes, true, random);
     };

@@ -21,6 +21,21 @@ double bypass_read_seconds(const TierRates& rates, std::uint64_t ios, std::uint6
     return static_cast<double>(ios) / per_second;
 }
 
+// Tier 1's time for request `r`: each line it touches is one IO of the request's part of it when
+// the rates know an IO's size, else a whole line's time.
+double tier1_seconds(const TierRates& rates, const Request& r, std::uint64_t line_size) {
+    const LineSpan span = line_span(r, line_size);
+    const auto& per_io = r.write ? rates.tier1_write_io : rates.tier1_read_io;
+    if (!per_io)
+        return static_cast<double>(span.count) / (r.write ? rates.tier1_write : rates.tier1_read);
+    double seconds = 0;
+    for (std::uint64_t line = span.first; line < span.first + span.count; ++line) {
+        const ByteRange part = line_part(r, line, line_size);
+        seconds += 1 / per_io(part.end - part.begin);
+    }
+    return seconds;
+}
+
 } // namespace
 
 TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
@@ -55,11 +70,14 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
     bool any_write = false;
     std::vector<RequestPace> pace;
     double clock = 0;
+    double hit_seconds = 0;
     for (std::size_t i = 0; i < trace.requests.size(); ++i) {
         const Request& r = trace.requests[i];
         const std::uint64_t lines = line_span(r, writeback.line_size).count;
         (r.write ? load.writes : load.reads) += lines;
         any_write = any_write || r.write;
+        const double tier1 = tier1_seconds(rates, r, writeback.line_size);
+        hit_seconds += tier1;
         if (request_fills) {
             double fetch = request_fetch(i);
             if (bypass.request_ios)
@@ -67,8 +85,6 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                                              (*bypass.request_bytes)[i]);
             demand_fetch += fetch;
             demand_lines += (*request_fills)[i];
-            const double tier1 =
-                static_cast<double>(lines) / (r.write ? rates.tier1_write : rates.tier1_read);
             // For a throttle's two budgets: the fills' reads (a line each without fill runs)
             // and the bypass's, and their bytes.
             double ios = request_fill_reads ? (*request_fill_reads)[i] : (*request_fills)[i];
@@ -95,6 +111,7 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
             load.fetch_seconds = demand_fetch + fetch_seconds(rates, prefetched, prefetch_reads,
                                                               writeback.line_size);
     }
+    if (rates.tier1_read_io || rates.tier1_write_io) load.hit_seconds = hit_seconds;
     TierPrediction p;
     if (bypass.request_ios) {
         const std::uint64_t ios = std::accumulate(bypass.request_ios->begin(),

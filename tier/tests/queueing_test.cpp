@@ -105,6 +105,18 @@ TEST(QueueingModel, RatesFromTheNodeModel) {
     EXPECT_THROW(tier_rates(node, "/nowhere", "/slow", 4096, true), std::invalid_argument);
 }
 
+TEST(QueueingModel, TierOneServesAPartOfALineAtThatPartsSize) {
+    const Node node = node_with_slow(Performance{20 << 20, 20 << 20, 0, 0, 0.001, 0.004, 200});
+    const TierRates r = tier_rates(node, "/fast", "/slow", 64 << 10, true);
+    // A whole 64 KiB line on the ramdisk: 2 us + 64 KiB / 6 GB/s = 12.9 us; a 4 KiB part of it:
+    // 2 us + 0.68 us. A hit reads only the part (engine_data.cpp), so it costs the part's time.
+    EXPECT_NEAR(1 / r.tier1_read, 2e-6 + 65536 / 6e9, 1e-12);
+    ASSERT_TRUE(r.tier1_read_io && r.tier1_write_io);
+    EXPECT_NEAR(1 / r.tier1_read_io(4096), 2e-6 + 4096 / 6e9, 1e-12);
+    EXPECT_NEAR(1 / r.tier1_write_io(4096), 2e-6 + 4096 / 4e9, 1e-12);
+    EXPECT_DOUBLE_EQ(r.tier1_read_io(64 << 10), r.tier1_read) << "a whole line: mu_1,r itself";
+}
+
 // A home device that is a throttle alone (throttle slices, max_iops, no per-IO latency, as the
 // lab's hdd) has two read budgets; any other device has none.
 TEST(QueueingModel, AThrottleAloneHasReadBudgets) {

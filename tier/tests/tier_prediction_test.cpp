@@ -46,6 +46,27 @@ TEST(TierPrediction, EveryLineARequestTouchesIsATierOneReference) {
     EXPECT_DOUBLE_EQ(p.queueing.hit[0], 1.0);
 }
 
+TEST(TierPrediction, ARequestsPartOfALineCostsTierOneThePartsTime) {
+    // 1,000 reads of 4 KiB on 64 KiB lines. Tier 1 takes 1 ms per IO plus 1 us per KiB: a whole
+    // line 1.064 ms, the 4 KiB the engine reads of it 1.004 ms.
+    TierRates r = rates(true);
+    r.tier1_read = 1 / 1.064e-3;
+    r.tier1_write = r.tier1_read;
+    r.tier1_read_io = [](std::uint64_t bytes) { return 1 / (1e-3 + 1e-6 * (bytes >> 10)); };
+    r.tier1_write_io = r.tier1_read_io;
+    Trace t = requests(1000, 4, false);
+    WritebackModelConfig config;
+    config.line_size = 64 << 10;
+    EXPECT_NEAR(predict_tier_time(t, 0, r, config).queueing.hit[0], 1.004, 1e-9);
+    // A request across a line boundary is an IO in each line: 2 KiB + 2 KiB.
+    t.requests = {Request{(64 << 10) - 2048, 4096, false}};
+    EXPECT_NEAR(predict_tier_time(t, 0, r, config).queueing.hit[0], 2 * 1.002e-3, 1e-12);
+    // Without per-IO rates, every line touched costs a whole line (Eq. 1 as the paper has it).
+    r.tier1_read_io = {};
+    r.tier1_write_io = {};
+    EXPECT_NEAR(predict_tier_time(t, 0, r, config).queueing.hit[0], 2 * 1.064e-3, 1e-12);
+}
+
 TEST(TierPrediction, WhatCloseLeavesTheFlusherComesAfterTheForeground) {
     // 1,000 writes to four lines at 100/s: 10 s of foreground. The home device keeps up, so Eqs.
     // 1-4 say 10 s; the replay knows that close still writes the last dirty periods home after

@@ -178,7 +178,8 @@ int main(int argc, char** argv) {
                    "0.1; comma-separated for several")
         ->required();
     app.add_option("--line-size", line_size_text,
-                   "cache line size in block mode (4K .. 1M; default 4K)");
+                   "cache line size in block mode, a power of two from 512 to 1G (the engine takes "
+                   "4K .. 1M; default 4K)");
     app.add_option("--mode", mode_text,
                    "object or block (default: object for oracleGeneral, block for csv)");
     tools::add_prefetch_options(app, prefetch, prefetch_window);

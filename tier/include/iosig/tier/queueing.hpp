@@ -32,8 +32,8 @@ namespace iosig::tier {
 
 // Service rates in requests per second.
 struct TierRates {
-    double tier1_read = 0;  // mu_1,r
-    double tier1_write = 0; // mu_1,w
+    double tier1_read = 0;  // mu_1,r: one whole line read from the cache device
+    double tier1_write = 0; // mu_1,w: ... written to it
     double tier2_read = 0;  // mu_2 for fetches: one line read from the home device
     double tier2_write = 0; // mu_2 for write-backs: one line written to it
     bool tier2_independent_read_write = false; // the home device serves both directions at once
@@ -42,6 +42,11 @@ struct TierRates {
     std::function<double(std::uint64_t bytes)> tier2_read_io = {};
     // ... and for a write of this many bytes (the flusher's write runs).
     std::function<double(std::uint64_t bytes)> tier2_write_io = {};
+    // Requests per second tier 1 serves for a read / a write of this many bytes of one line: a hit
+    // moves only the request's part of the line (a 4 KiB read of a 64 KiB line is a 4 KiB pread
+    // of the cache file). Unset: every line a request touches costs a whole line's 1 / tier1_*.
+    std::function<double(std::uint64_t bytes)> tier1_read_io = {};
+    std::function<double(std::uint64_t bytes)> tier1_write_io = {};
     // The home device's blk-throttle slice (Performance::throttle_slice; throttle_slices.hpp),
     // each direction's own when it limits them separately: Eq. 2 charges tier 2's work in whole
     // slices after the first, which an idle device lets through at once. 0: none.
@@ -73,6 +78,8 @@ struct ProcessLoad {
     std::uint64_t tier2_writes = 0; // write-backs of dirty lines
     std::optional<double> fetch_seconds =
         std::nullopt; // tier 2's time for tier2_reads when known (fill runs)
+    std::optional<double> hit_seconds =
+        std::nullopt; // Eq. 1's tier-1 time when known request by request (tier1_read_io)
 };
 
 struct CompletionTime {
