@@ -4,7 +4,7 @@
 // buffer and its worker).
 //
 // Locking, outermost first: files_mutex_ (home files and handles) -> mutex_ (line table, policy,
-// index, dirty accounting, journal appends) -> the per-line shared_mutex (line data in the cache
+// index, dirty accounting, journal appends) -> the per-line LineLock (line data in the cache
 // file: shared for readers and write-back snapshots, exclusive for writers and fills). A line is
 // pinned (pins > 0) by every thread that holds or waits for its data lock; pinned lines are never
 // evicted, and a slot changes owner only while unpinned and clean.
@@ -13,6 +13,7 @@
 #include "../flat_map.hpp"
 #include "iosig/tier/engine.hpp"
 #include "journal.hpp"
+#include "line_lock.hpp"
 #include "staging.hpp"
 
 #include <atomic>
@@ -31,24 +32,27 @@ namespace iosig::tier::detail {
 
 inline constexpr unsigned line_bits = 40; // key = file id << 40 | line number
 
+// One per slot, so its size is paid per cache line: the 8-byte fields first, so that no padding
+// sits between the small ones.
 struct LineMeta {
     Key key = 0;
-    std::uint32_t file = 0;
     std::uint64_t line = 0;
-    bool valid = false; // holds the line's data (fill finished)
-    bool dirty = false;
-    bool flushing = false; // a write-back has claimed it
-    std::uint32_t pins = 0;
     std::uint64_t generation = 0;         // bumped by every write
     std::uint64_t flushed_generation = 0; // generation contained in the last completed write-back
     std::uint64_t dirty_token = 0;        // identifies this dirty period in the flusher's FIFO
     double dirty_since = 0;               // steady-clock seconds
-    std::uint64_t content_epoch =
-        0; // cache-file write epoch of its last fill (durable when synced)
-    std::int64_t clean_record =
-        0; // journal sequence of its CLEAN record (must be durable before reuse)
+    // The cache-file write epoch of its last fill (durable when synced).
+    std::uint64_t content_epoch = 0;
+    // The journal sequence of its CLEAN record (must be durable before reuse).
+    std::int64_t clean_record = 0;
+    std::uint32_t file = 0;
+    std::uint32_t pins = 0;
+    bool valid = false; // holds the line's data (fill finished)
+    bool dirty = false;
+    bool flushing = false; // a write-back has claimed it
     bool in_free_list = true;
 };
+static_assert(sizeof(LineMeta) == 80);
 
 struct HomeFile {
     std::uint32_t id = 0;
@@ -183,7 +187,7 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable changed_; // a line was unpinned, cleaned or filled
     std::vector<LineMeta> meta_;
-    std::unique_ptr<std::shared_mutex[]> data_locks_;
+    std::unique_ptr<LineLock[]> data_locks_; // line_lock.hpp: 4 bytes a line
     FlatMap index_;
     std::vector<Slot> free_;
     std::unique_ptr<EvictionPolicy> policy_;

@@ -160,7 +160,7 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
                                     journal_path(config).string(), std::strerror(-e)));
 
     meta_.resize(lines_);
-    data_locks_ = std::make_unique<std::shared_mutex[]>(lines_);
+    data_locks_ = std::make_unique<LineLock[]>(lines_);
     free_.reserve(lines_);
     for (std::uint64_t s = lines_; s-- > 0;)
         free_.push_back(static_cast<Slot>(s));
