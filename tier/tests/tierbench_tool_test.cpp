@@ -5,6 +5,7 @@
 #include "iosig/tier/trace.hpp"
 #include "tool_run.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
@@ -92,6 +93,53 @@ TEST(Tierbench, ReplaysATraceThroughTheTierAndCountsWhatTheModelCounts) {
     const ToolRun none = tierbench(dir, "--requests 0 --mode model");
     EXPECT_EQ(none.status, 2) << none.output;
     EXPECT_NE(none.output.find("--requests must be at least 1"), std::string::npos) << none.output;
+}
+
+// The model's times follow the node YAML's figures; the ones tagged !default (or inferred by the
+// loader) are guesses, and the report names those the rates of this run came from.
+TEST(Tierbench, TheModelNamesTheFiguresThatAreDefaultsNotMeasurements) {
+    ScratchDir dir;
+    std::filesystem::create_directories(dir / "cache");
+    std::filesystem::create_directories(dir / "home");
+    write_node(dir); // no tags: every figure as the user gave it
+    const std::string model_only =
+        "--working-set 64K --requests 10 --mode model --node " + (dir / "node.yaml").string();
+    ToolRun run = tierbench(dir, model_only + " --pattern sequential --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_EQ(nlohmann::json::parse(run.output)["model"]["default_figures"],
+              nlohmann::json::array());
+    run = tierbench(dir, model_only + " --pattern sequential");
+    EXPECT_EQ(run.output.find("model figures"), std::string::npos) << run.output;
+
+    std::ofstream(dir / "node.yaml")
+        << "devices:\n"
+           "  fast: {media: ram, capacity: 1G, performance: {seq_read_bw: !measured 4G/s, "
+           "seq_write_bw: 4G/s, op_latency: !default 2us}}\n"
+           "  slow: {media: hdd, rotational: true, capacity: 1G, performance: {seq_read_bw: "
+           "20M/s, seq_write_bw: 20M/s, max_iops: !default 200}}\n"
+           "mounts:\n"
+           "  - {path: "
+        << (dir / "cache").string()
+        << ", device: fast, capacity: 1G, free: 1G}\n"
+           "  - {path: "
+        << (dir / "home").string() << ", device: slow, capacity: 1G, free: 1G}\n";
+    run = tierbench(dir, model_only + " --pattern sequential --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_EQ(nlohmann::json::parse(run.output)["model"]["default_figures"],
+              nlohmann::json::parse(R"(["devices.fast.performance.op_latency",
+                                        "devices.slow.performance.max_iops"])"));
+    run = tierbench(dir, model_only + " --pattern sequential");
+    EXPECT_NE(run.output.find("defaults, not measurements, in the node YAML: fast: op_latency; "
+                              "slow: max_iops"),
+              std::string::npos)
+        << run.output;
+    // Random IO takes the random bandwidths, which the loader inferred from the sequential ones.
+    run = tierbench(dir, model_only + " --pattern random --json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    const auto figures = nlohmann::json::parse(run.output)["model"]["default_figures"];
+    EXPECT_NE(std::find(figures.begin(), figures.end(), "devices.slow.performance.rand_read_bw"),
+              figures.end())
+        << figures.dump();
 }
 
 // An oracleGeneral record: u32 time, u64 object id, u32 size, i64 next access (libCacheSim).

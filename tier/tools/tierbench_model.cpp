@@ -12,7 +12,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <numeric>
+#include <string>
+#include <vector>
 
 namespace iosig::tier::bench {
 
@@ -37,6 +40,36 @@ ReadaheadConfig bypass_readahead(const iosig::Node* node, const std::filesystem:
         from = fmt::format("the kernel's default ({} is on no block device)", home_dir.string());
     }
     return config;
+}
+
+// The figures of the cache's and the home's devices that the rates come from (service_rate: the
+// bandwidths of the pattern's kind, falling back to sequential, the per-IO latency, the seek on
+// rotational media for random IO, the IOPS cap) and that the node YAML tags !default or its loader
+// inferred: guesses, not measurements, which the model's times follow (a hit on the lab's ssd is
+// charged lab.yaml's hand-set 100 us, about twice what it takes).
+std::vector<std::string> default_figures(const iosig::Node& node,
+                                         const std::vector<std::filesystem::path>& dirs,
+                                         bool random) {
+    std::vector<std::string> keys;
+    for (const std::filesystem::path& dir : dirs) {
+        const iosig::Mount* mount = mount_holding(node, dir);
+        const iosig::Device* device = mount ? node.find_device(mount->device) : nullptr;
+        if (device == nullptr) continue;
+        const iosig::Performance& p = device->performance;
+        std::vector<const char*> fields = {
+            random && p.rand_read_bw > 0 ? "rand_read_bw" : "seq_read_bw",
+            random && p.rand_write_bw > 0 ? "rand_write_bw" : "seq_write_bw", "op_latency",
+            "max_iops"};
+        if (random && device->rotational) fields.push_back("seek_latency");
+        for (const char* field : fields) {
+            std::string key = fmt::format("devices.{}.performance.{}", device->name, field);
+            const auto tag = node.provenance.find(key);
+            if (tag != node.provenance.end() && tag->second == iosig::Provenance::defaulted &&
+                std::find(keys.begin(), keys.end(), key) == keys.end())
+                keys.push_back(std::move(key));
+        }
+    }
+    return keys;
 }
 
 } // namespace
@@ -137,6 +170,8 @@ std::optional<nlohmann::json> model_json(const Workload& workload, const TierCon
     model["writer_wait_seconds"] = p.writeback.writer_wait;
     model["flusher_seconds"] = p.writeback.seconds;
     model["writeback_share"] = p.writeback_share;
+    model["default_figures"] = default_figures(
+        *loaded->node, {config.cache_file.parent_path(), home.parent_path()}, random);
     model["rates"] = {{"tier1_read", rates.tier1_read},
                       {"tier1_write", rates.tier1_write},
                       {"tier2_read", rates.tier2_read},
@@ -188,6 +223,24 @@ void print_report(const nlohmann::json& out) {
     if (out.contains("model_error"))
         fmt::print("  model error:              {:+.1f} %\n",
                    100 * out["model_error"].get<double>());
+    if (model.contains("default_figures") && !model["default_figures"].empty()) {
+        // "devices.D.performance.F" keys, shown as "D: F, F; D: F".
+        std::vector<std::pair<std::string, std::vector<std::string>>> by_device;
+        for (const auto& key : model["default_figures"]) {
+            const std::string k = key.get<std::string>();
+            const std::size_t dot = k.find(".performance.");
+            const std::string device = k.substr(8, dot - 8), field = k.substr(dot + 13);
+            if (by_device.empty() || by_device.back().first != device)
+                by_device.push_back({device, {}});
+            by_device.back().second.push_back(field);
+        }
+        std::vector<std::string> parts;
+        for (const auto& [device, fields] : by_device)
+            parts.push_back(fmt::format("{}: {}", device, fmt::join(fields, ", ")));
+        fmt::print("  model figures:            defaults, not measurements, in the node YAML: {} "
+                   "(iosig-calibrate measures them)\n",
+                   fmt::join(parts, "; "));
+    }
     if (model.contains("bypass_seconds") && model["bypassed_bytes"].get<std::uint64_t>() > 0)
         fmt::print("  bypass (model):           {} past the cache; {} home reads of {} through the "
                    "page cache (readahead {} from {}): {:.3f} s\n",
