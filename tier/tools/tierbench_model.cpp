@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace iosig::tier::bench {
@@ -227,9 +228,11 @@ void print_report(const nlohmann::json& out) {
         // "devices.D.performance.F" keys, shown as "D: F, F; D: F".
         std::vector<std::pair<std::string, std::vector<std::string>>> by_device;
         for (const auto& key : model["default_figures"]) {
+            constexpr std::string_view prefix = "devices.", middle = ".performance.";
             const std::string k = key.get<std::string>();
-            const std::size_t dot = k.find(".performance.");
-            const std::string device = k.substr(8, dot - 8), field = k.substr(dot + 13);
+            const std::size_t at = k.find(middle);
+            const std::string device = k.substr(prefix.size(), at - prefix.size());
+            const std::string field = k.substr(at + middle.size());
             if (by_device.empty() || by_device.back().first != device)
                 by_device.push_back({device, {}});
             by_device.back().second.push_back(field);
