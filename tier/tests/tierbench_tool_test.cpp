@@ -27,14 +27,20 @@ ToolRun tierbench(const ScratchDir& dir, const std::string& arguments) {
                                                (dir / "home").string() + " " + arguments + " 2>&1");
 }
 
-// A fast and a slow device with one mount each, on the scratch directory's two folders.
-void write_node(const ScratchDir& dir) {
+// A fast and a slow device with one mount each, on the scratch directory's two folders; their
+// performance figures as given (YAML flow maps).
+constexpr const char* fast_figures = "{seq_read_bw: 4G/s, seq_write_bw: 4G/s, op_latency: 2us}";
+constexpr const char* slow_figures = "{seq_read_bw: 20M/s, seq_write_bw: 20M/s, max_iops: 200}";
+void write_node(const ScratchDir& dir, const std::string& fast = fast_figures,
+                const std::string& slow = slow_figures) {
     std::ofstream(dir / "node.yaml")
         << "devices:\n"
-           "  fast: {media: ram, capacity: 1G, performance: {seq_read_bw: 4G/s, seq_write_bw: "
-           "4G/s, op_latency: 2us}}\n"
-           "  slow: {media: hdd, rotational: true, capacity: 1G, performance: {seq_read_bw: "
-           "20M/s, seq_write_bw: 20M/s, max_iops: 200}}\n"
+           "  fast: {media: ram, capacity: 1G, performance: "
+        << fast
+        << "}\n"
+           "  slow: {media: hdd, rotational: true, capacity: 1G, performance: "
+        << slow
+        << "}\n"
            "mounts:\n"
            "  - {path: "
         << (dir / "cache").string()
@@ -111,18 +117,8 @@ TEST(Tierbench, TheModelNamesTheFiguresThatAreDefaultsNotMeasurements) {
     run = tierbench(dir, model_only + " --pattern sequential");
     EXPECT_EQ(run.output.find("model figures"), std::string::npos) << run.output;
 
-    std::ofstream(dir / "node.yaml")
-        << "devices:\n"
-           "  fast: {media: ram, capacity: 1G, performance: {seq_read_bw: !measured 4G/s, "
-           "seq_write_bw: 4G/s, op_latency: !default 2us}}\n"
-           "  slow: {media: hdd, rotational: true, capacity: 1G, performance: {seq_read_bw: "
-           "20M/s, seq_write_bw: 20M/s, max_iops: !default 200}}\n"
-           "mounts:\n"
-           "  - {path: "
-        << (dir / "cache").string()
-        << ", device: fast, capacity: 1G, free: 1G}\n"
-           "  - {path: "
-        << (dir / "home").string() << ", device: slow, capacity: 1G, free: 1G}\n";
+    write_node(dir, "{seq_read_bw: !measured 4G/s, seq_write_bw: 4G/s, op_latency: !default 2us}",
+               "{seq_read_bw: 20M/s, seq_write_bw: 20M/s, max_iops: !default 200}");
     run = tierbench(dir, model_only + " --pattern sequential --json");
     ASSERT_EQ(run.status, 0) << run.output;
     EXPECT_EQ(nlohmann::json::parse(run.output)["model"]["default_figures"],
