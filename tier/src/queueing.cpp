@@ -78,11 +78,16 @@ std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio,
 
 namespace {
 
-// The bandwidth service_rate charges: random or sequential (random falls back to sequential when
-// the device gives none), read or write.
+// Whether service_rate charges the random bandwidth: random IO on a device that gives one (random
+// falls back to sequential when the device gives none).
+bool random_bandwidth(const Performance& p, bool read, bool random) {
+    return random && (read ? p.rand_read_bw : p.rand_write_bw) > 0;
+}
+
+// The bandwidth service_rate charges: random or sequential, read or write.
 double bandwidth(const Performance& p, bool read, bool random) {
-    return read ? (random && p.rand_read_bw > 0 ? p.rand_read_bw : p.seq_read_bw)
-                : (random && p.rand_write_bw > 0 ? p.rand_write_bw : p.seq_write_bw);
+    return random_bandwidth(p, read, random) ? (read ? p.rand_read_bw : p.rand_write_bw)
+                                             : (read ? p.seq_read_bw : p.seq_write_bw);
 }
 
 } // namespace
@@ -98,6 +103,18 @@ double service_rate(const Device& device, std::uint64_t bytes, bool read, bool r
     double rate = seconds > 0 ? 1 / seconds : std::numeric_limits<double>::infinity();
     if (p.max_iops > 0) rate = std::min(rate, p.max_iops);
     return rate;
+}
+
+std::vector<std::string_view> service_rate_fields(const Device& device, bool read, bool random) {
+    std::vector<std::string_view> fields;
+    if (random_bandwidth(device.performance, read, random))
+        fields.push_back(read ? "rand_read_bw" : "rand_write_bw");
+    else
+        fields.push_back(read ? "seq_read_bw" : "seq_write_bw");
+    fields.push_back("op_latency");
+    if (random && device.rotational) fields.push_back("seek_latency");
+    fields.push_back("max_iops");
+    return fields;
 }
 
 const Mount* mount_holding(const Node& node, const std::filesystem::path& path) {

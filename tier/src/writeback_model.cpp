@@ -117,6 +117,13 @@ private:
                                           : start;
     }
 
+    // What one home write of `bytes` costs, in line writes.
+    double write_cost(std::uint64_t bytes) const {
+        return config_.write_cost
+                   ? config_.write_cost(bytes)
+                   : static_cast<double>(bytes) / static_cast<double>(config_.line_size);
+    }
+
     // The home writes of a batch of `lines` (sorted): runs of adjacent lines up to io_run_bytes,
     // as the engine's write_runs makes them; counts them and returns their cost in line writes.
     double write_units(std::span<const std::uint64_t> lines) {
@@ -126,9 +133,7 @@ private:
             std::size_t j = i + 1;
             while (j < lines.size() && lines[j] == lines[j - 1] + 1 && j - i < most)
                 ++j;
-            const std::uint64_t count = j - i;
-            units += config_.write_cost ? config_.write_cost(count * config_.line_size)
-                                        : static_cast<double>(count);
+            units += write_cost((j - i) * config_.line_size);
             ++writes_;
             i = j;
         }
@@ -140,16 +145,11 @@ private:
     // in whole IOs of home_max_io_bytes and the rest. Returns their cost in line writes.
     double sync_bypass() {
         const std::uint64_t io = std::max(config_.home_max_io_bytes, page_);
-        const auto cost = [this](std::uint64_t bytes) {
-            return config_.write_cost
-                       ? config_.write_cost(bytes)
-                       : static_cast<double>(bytes) / static_cast<double>(config_.line_size);
-        };
         double units = 0;
         for (const auto& [first, end] : bypass_pending_.ranges()) {
             const std::uint64_t bytes = (end - first) * page_;
             const std::uint64_t whole = bytes / io, rest = bytes % io;
-            units += static_cast<double>(whole) * cost(io) + (rest ? cost(rest) : 0);
+            units += static_cast<double>(whole) * write_cost(io) + (rest ? write_cost(rest) : 0);
             bypass_writes_ += whole + (rest ? 1 : 0);
             bypass_synced_ += bytes;
         }

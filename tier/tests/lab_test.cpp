@@ -114,6 +114,27 @@ HomeIos home_ios_counted() {
     return ios;
 }
 
+// A run of `workload` + `requests` and the hdd IOs the lab's cgroup counted during it (result null
+// when a run failed or the cgroup has no line for the hdd). A one-request run goes first: it writes
+// the home file (inside the cgroup, when a test before left one of another size), which the
+// counted run then finds ready.
+struct CountedRun {
+    nlohmann::json result;
+    HomeIos ios;
+};
+CountedRun run_counted(const std::string& workload, const std::string& requests) {
+    if (run_tierbench(tierbench_in_lab(workload + "1")).is_null()) return {};
+    const HomeIos before = home_ios_counted();
+    if (before.reads < 0 || before.writes < 0) {
+        ADD_FAILURE() << "no blkio.throttle.io_serviced line for the lab's hdd";
+        return {};
+    }
+    CountedRun run{run_tierbench(tierbench_in_lab(workload + requests)), {}};
+    const HomeIos after = home_ios_counted();
+    run.ios = {after.reads - before.reads, after.writes - before.writes};
+    return run;
+}
+
 #define IOSIG_REQUIRE_LAB(command)                                                                 \
     if ((command).empty())                                                                         \
     GTEST_SKIP() << "the device lab needs root and IOSIG_LAB_DIR with a lab.yaml (the ctest "      \
@@ -163,27 +184,22 @@ TEST(Lab, TheHomeDeviceSeesExactlyTheEnginesReadsWritesAndSyncs) {
         "--working-set 1M --pattern random --write-ratio 0.5 --mode tier --requests ";
     const std::string command = tierbench_in_lab(workload + "1000");
     IOSIG_REQUIRE_LAB(command);
-    // One request first: it writes the home file (inside the cgroup, when a test before left one
-    // of another size), which the counted run then finds ready.
-    ASSERT_FALSE(run_tierbench(tierbench_in_lab(workload + "1")).is_null());
-    const HomeIos before = home_ios_counted();
-    ASSERT_GE(before.reads, 0) << "no blkio.throttle.io_serviced line for the lab's hdd";
-    const nlohmann::json result = run_tierbench(command);
-    ASSERT_FALSE(result.is_null());
-    const HomeIos after = home_ios_counted();
-    const nlohmann::json& stats = result["measured"]["stats"];
+    const CountedRun counted = run_counted(workload, "1000");
+    ASSERT_FALSE(counted.result.is_null());
+    const HomeIos& hdd = counted.ios;
+    const nlohmann::json& stats = counted.result["measured"]["stats"];
     const long long reads = stats["fill_reads"].get<long long>() +
                             stats["prefetch_reads"].get<long long>(),
                     writes = stats["writeback_writes"].get<long long>() +
                              stats["home_syncs"].get<long long>();
     std::printf("hdd: %lld reads, %lld writes counted by the cgroup; the engine: %lld reads, "
                 "%lld writes + syncs\n",
-                after.reads - before.reads, after.writes - before.writes, reads, writes);
+                hdd.reads, hdd.writes, reads, writes);
     EXPECT_GT(writes, 100) << "the workload writes lines back and syncs";
-    EXPECT_EQ(after.reads - before.reads, reads);
+    EXPECT_EQ(hdd.reads, reads);
     // The last close syncs the home file once more than the engine counts (measured +1 or +2).
-    EXPECT_GE(after.writes - before.writes, writes);
-    EXPECT_LE(after.writes - before.writes, writes + 2);
+    EXPECT_GE(hdd.writes, writes);
+    EXPECT_LE(hdd.writes, writes + 2);
 }
 
 // A sequential scan past the sequential cutoff bypasses the cache and reads as the program would
@@ -196,16 +212,13 @@ TEST(Lab, ABypassedScanReadsThroughTheKernelsReadaheadAsTheModelSays) {
                                  "--sequential-cutoff 1M --requests ";
     const std::string command = tierbench_in_lab(workload + "4096");
     IOSIG_REQUIRE_LAB(command);
-    ASSERT_FALSE(run_tierbench(tierbench_in_lab(workload + "1")).is_null()); // the home file
-    const HomeIos before = home_ios_counted();
-    ASSERT_GE(before.reads, 0) << "no blkio.throttle.io_serviced line for the lab's hdd";
-    const nlohmann::json result = run_tierbench(command);
+    const CountedRun counted = run_counted(workload, "4096");
+    const nlohmann::json& result = counted.result;
     ASSERT_FALSE(result.is_null());
     const nlohmann::json& stats = result["measured"]["stats"];
     const nlohmann::json& model = result["model"];
     // The hdd's reads less the engine's own (the first MiB's fills, a line each).
-    const long long bypass_reads =
-        home_ios_counted().reads - before.reads - stats["fill_reads"].get<long long>();
+    const long long bypass_reads = counted.ios.reads - stats["fill_reads"].get<long long>();
     std::printf("%lld hdd reads for the 15 bypassed MiB (model %s, readahead %s), %.3f s in all\n",
                 bypass_reads, model["bypass_reads"].dump().c_str(),
                 model["readahead"].dump().c_str(),
@@ -237,12 +250,10 @@ TEST(Lab, BypassedWritesGoHomeWithTheFlushersSyncsAsTheModelSays) {
                                  "--policy lru --mode tier --sequential-cutoff 1M --requests ";
     const std::string command = tierbench_in_lab(workload + "2048");
     IOSIG_REQUIRE_LAB(command);
-    ASSERT_FALSE(run_tierbench(tierbench_in_lab(workload + "1")).is_null()); // the home file
-    const HomeIos before = home_ios_counted();
-    ASSERT_GE(before.writes, 0) << "no blkio.throttle.io_serviced line for the lab's hdd";
-    const nlohmann::json result = run_tierbench(command);
+    const CountedRun counted = run_counted(workload, "2048");
+    const nlohmann::json& result = counted.result;
     ASSERT_FALSE(result.is_null());
-    const long long writes = home_ios_counted().writes - before.writes;
+    const long long writes = counted.ios.writes;
     const nlohmann::json& stats = result["measured"]["stats"];
     const nlohmann::json& model = result["model"];
     const long long engine_writes =

@@ -105,6 +105,23 @@ TEST(QueueingModel, RatesFromTheNodeModel) {
     EXPECT_THROW(tier_rates(node, "/nowhere", "/slow", 4096, true), std::invalid_argument);
 }
 
+TEST(QueueingModel, NamesTheFiguresAServiceRateReads) {
+    Node node = node_with_slow(Performance{20 << 20, 20 << 20, 0, 0, 0.001, 0.004, 200});
+    const Device& hdd = node.devices[0];
+    using Fields = std::vector<std::string_view>;
+    EXPECT_EQ(service_rate_fields(hdd, true, false),
+              (Fields{"seq_read_bw", "op_latency", "max_iops"}));
+    EXPECT_EQ(service_rate_fields(hdd, true, true),
+              (Fields{"seq_read_bw", "op_latency", "seek_latency", "max_iops"}))
+        << "no random bandwidth: the sequential one, and the seek of rotational media";
+    node.devices[0].performance.rand_write_bw = 5 << 20;
+    EXPECT_EQ(service_rate_fields(node.devices[0], false, true),
+              (Fields{"rand_write_bw", "op_latency", "seek_latency", "max_iops"}));
+    EXPECT_EQ(service_rate_fields(node.devices[1], true, true),
+              (Fields{"seq_read_bw", "op_latency", "max_iops"}))
+        << "the ramdisk: no seek";
+}
+
 TEST(QueueingModel, TierOneServesAPartOfALineAtThatPartsSize) {
     const Node node = node_with_slow(Performance{20 << 20, 20 << 20, 0, 0, 0.001, 0.004, 200});
     const TierRates r = tier_rates(node, "/fast", "/slow", 64 << 10, true);

@@ -43,11 +43,10 @@ ReadaheadConfig bypass_readahead(const iosig::Node* node, const std::filesystem:
     return config;
 }
 
-// The figures of the cache's and the home's devices that the rates come from (service_rate: the
-// bandwidths of the pattern's kind, falling back to sequential, the per-IO latency, the seek on
-// rotational media for random IO, the IOPS cap) and that the node YAML tags !default or its loader
-// inferred: guesses, not measurements, which the model's times follow (a hit on the lab's ssd is
-// charged lab.yaml's hand-set 100 us, about twice what it takes).
+// The figures of the cache's and the home's devices that the rates come from (service_rate_fields,
+// reads and writes) and that the node YAML tags !default or its loader inferred: guesses, not
+// measurements, which the model's times follow (a hit on the lab's ssd is charged lab.yaml's
+// hand-set 100 us, about twice what it takes).
 std::vector<std::string> default_figures(const iosig::Node& node,
                                          const std::vector<std::filesystem::path>& dirs,
                                          bool random) {
@@ -56,19 +55,14 @@ std::vector<std::string> default_figures(const iosig::Node& node,
         const iosig::Mount* mount = mount_holding(node, dir);
         const iosig::Device* device = mount ? node.find_device(mount->device) : nullptr;
         if (device == nullptr) continue;
-        const iosig::Performance& p = device->performance;
-        std::vector<const char*> fields = {
-            random && p.rand_read_bw > 0 ? "rand_read_bw" : "seq_read_bw",
-            random && p.rand_write_bw > 0 ? "rand_write_bw" : "seq_write_bw", "op_latency",
-            "max_iops"};
-        if (random && device->rotational) fields.push_back("seek_latency");
-        for (const char* field : fields) {
-            std::string key = fmt::format("devices.{}.performance.{}", device->name, field);
-            const auto tag = node.provenance.find(key);
-            if (tag != node.provenance.end() && tag->second == iosig::Provenance::defaulted &&
-                std::find(keys.begin(), keys.end(), key) == keys.end())
-                keys.push_back(std::move(key));
-        }
+        for (const bool read : {true, false})
+            for (const std::string_view field : service_rate_fields(*device, read, random)) {
+                std::string key = fmt::format("devices.{}.performance.{}", device->name, field);
+                const auto tag = node.provenance.find(key);
+                if (tag != node.provenance.end() && tag->second == iosig::Provenance::defaulted &&
+                    std::find(keys.begin(), keys.end(), key) == keys.end())
+                    keys.push_back(std::move(key));
+            }
     }
     return keys;
 }

@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace iosig::tier {
@@ -107,6 +108,9 @@ std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio,
 // 1 / (op latency + seek latency for random IO on rotational media + bytes / bandwidth), capped at
 // max_iops. Bandwidth: random or sequential, read or write, from the device's Performance.
 double service_rate(const Device& device, std::uint64_t bytes, bool read, bool random);
+// The names of the Performance fields service_rate reads for that direction and kind of IO
+// (e.g. "rand_read_bw", "op_latency"), to tell where its figures came from (Node::provenance).
+std::vector<std::string_view> service_rate_fields(const Device& device, bool read, bool random);
 
 // The mount of `node` that holds `path`: the one whose path is the longest prefix of it.
 const Mount* mount_holding(const Node& node, const std::filesystem::path& path);
