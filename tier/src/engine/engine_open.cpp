@@ -160,6 +160,10 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
                                     journal_path(config).string(), std::strerror(-e)));
 
     meta_.resize(lines_);
+    // The index holds at most one key per line: made for all of them now, it never rehashes, so
+    // no lookup waits behind a copy of the whole index in the middle of the first fill, and its
+    // peak is its final size (not the old and the new table together).
+    index_ = FlatMap(lines_);
     data_locks_ = std::make_unique<LineLock[]>(lines_);
     free_.reserve(lines_);
     for (std::uint64_t s = lines_; s-- > 0;)
