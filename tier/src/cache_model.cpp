@@ -11,9 +11,13 @@ constexpr std::size_t hinted_table_bytes = std::size_t{1} << 20;
 
 } // namespace
 
-CacheModel::CacheModel(std::uint64_t capacity, std::unique_ptr<EvictionPolicy> policy)
+CacheModel::CacheModel(std::uint64_t capacity, std::unique_ptr<EvictionPolicy> policy,
+                       std::uint64_t expected_entries)
     : capacity_(capacity), policy_(std::move(policy)),
-      slot_of_(std::make_unique<detail::FlatMap>(1024)), announces_(policy_->announces()) {}
+      slot_of_(std::make_unique<detail::FlatMap>(std::max<std::uint64_t>(1024, expected_entries))),
+      announces_(policy_->announces()) {
+    entries_.reserve(expected_entries);
+}
 
 CacheModel::~CacheModel() = default;
 CacheModel::CacheModel(CacheModel&&) noexcept = default;

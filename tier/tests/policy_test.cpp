@@ -1,6 +1,7 @@
 // Each eviction policy's rule on small hand-made sequences, and Belady against an exhaustive
 // optimum.
 #include "iosig/tier/cache_model.hpp"
+#include "iosig/tier/synthetic.hpp"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -162,6 +163,41 @@ TEST(Policies, PreparingLookupsChangesNothing) {
             const Access access{keys[i], 1, never_again};
             ASSERT_EQ(hinted.access(access), plain.access(access)) << name << " at " << i;
             ASSERT_EQ(hinted.evicted(), plain.evicted()) << name << " at " << i;
+        }
+    }
+}
+
+// The engine makes every policy's tables for its line count (PolicyConfig::expected_entries), so
+// that none is copied under its lock while the cache fills. Tables made ahead must change no hit,
+// no eviction and no state of the learner, on the paper's traffic that switches between recency
+// and frequency (ghost hits for ARC and LeCaR, switches for the learner, which then evicts from
+// its outside lists).
+TEST(Policies, TablesMadeForTheirEntriesChangeNoDecision) {
+    constexpr std::uint32_t page = 4096;
+    constexpr std::uint64_t lines = 256;
+    std::vector<Key> keys;
+    for (const Request& r : generate(RegimeSwitching{4, 20000, {}, {}}, 1, page).requests)
+        keys.push_back(r.id / page);
+    for (const std::string& name : policy_names()) {
+        PolicyConfig grown;
+        grown.capacity = lines;
+        PolicyConfig made = grown;
+        made.expected_entries = lines;
+        CacheModel growing(lines, make_policy(name, grown));
+        CacheModel made_ahead(lines, make_policy(name, made), made.expected_entries);
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            const Access access{keys[i], 1, never_again};
+            ASSERT_EQ(made_ahead.access(access), growing.access(access)) << name << " at " << i;
+            ASSERT_EQ(made_ahead.evicted(), growing.evicted()) << name << " at " << i;
+        }
+        const auto state = made_ahead.policy().learner_state();
+        ASSERT_EQ(state.has_value(), name == "ws") << name;
+        if (state) {
+            const LearnerState other = *growing.policy().learner_state();
+            EXPECT_EQ(state->switches, other.switches);
+            EXPECT_EQ(state->epochs, other.epochs);
+            EXPECT_EQ(state->mispredictions, other.mispredictions);
+            EXPECT_GT(state->switches, 0u) << "the traffic must make the learner switch";
         }
     }
 }

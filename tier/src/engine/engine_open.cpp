@@ -118,6 +118,7 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
             "policy '{}' needs the future of the trace; the engine cannot use it", config.policy));
     PolicyConfig pc = config.policy_config;
     pc.capacity = lines_;
+    pc.expected_entries = lines_;
     try {
         policy_ = make_policy(config.policy, pc);
         if (!config.prefetch.empty()) make_prefetcher(config.prefetch, config.prefetch_config);

@@ -86,6 +86,15 @@ void ArcPolicy::on_evict(Slot slot) {
         b2_.push_front(ghost);
 }
 
+ArcPolicy::ArcPolicy(std::uint64_t capacity, std::size_t slots)
+    : capacity_(static_cast<double>(capacity)) {
+    t1_.reserve_slots(slots);
+    t2_.reserve_slots(slots);
+    key_of_.resize(slots);
+    size_of_.resize(slots);
+    list_of_.resize(slots, List::none);
+}
+
 void ArcPolicy::on_insert(Slot slot, const Access& access) {
     if (slot >= key_of_.size()) {
         const std::size_t n = std::max<std::size_t>(slot + 1, key_of_.size() * 2);

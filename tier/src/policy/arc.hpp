@@ -12,7 +12,10 @@ namespace iosig::tier::detail {
 
 class ArcPolicy final : public EvictionPolicy {
 public:
-    explicit ArcPolicy(std::uint64_t capacity) : capacity_(static_cast<double>(capacity)) {}
+    // `slots`: PolicyConfig::expected_entries. The resident lists are made for that many slots;
+    // the ghost lists still grow, as B1 and B2 share one bound and making each for all of it would
+    // double their memory.
+    explicit ArcPolicy(std::uint64_t capacity, std::size_t slots = 0);
     std::string_view name() const override { return "arc"; }
     void on_hit(Slot slot, const Access& access) override;
     void on_miss(const Access& access) override;

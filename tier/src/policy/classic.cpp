@@ -47,7 +47,8 @@ std::optional<Slot> LfuPolicy::upcoming_victim(unsigned later) const {
     return s;
 }
 
-RandomPolicy::RandomPolicy(std::uint64_t seed) : rng_(seed) {
+RandomPolicy::RandomPolicy(std::uint64_t seed, std::size_t slots) : rng_(seed) {
+    set_.reserve_slots(slots);
     for (std::uint64_t& draw : next_draws_)
         draw = rng_();
 }

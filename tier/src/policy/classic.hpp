@@ -7,8 +7,10 @@
 
 namespace iosig::tier::detail {
 
+// `slots`: PolicyConfig::expected_entries; the orders are made for that many slots (0: they grow).
 class LruPolicy final : public EvictionPolicy {
 public:
+    explicit LruPolicy(std::size_t slots = 0) { order_.reserve_slots(slots); }
     std::string_view name() const override { return "lru"; }
     void on_hit(Slot slot, const Access& access) override;
     Slot choose_victim(const Access& incoming) override;
@@ -24,6 +26,7 @@ private:
 
 class LfuPolicy final : public EvictionPolicy {
 public:
+    explicit LfuPolicy(std::size_t slots = 0) { order_.reserve_slots(slots); }
     std::string_view name() const override { return "lfu"; }
     void on_hit(Slot slot, const Access& access) override;
     Slot choose_victim(const Access& incoming) override;
@@ -39,7 +42,7 @@ private:
 
 class RandomPolicy final : public EvictionPolicy {
 public:
-    explicit RandomPolicy(std::uint64_t seed);
+    explicit RandomPolicy(std::uint64_t seed, std::size_t slots = 0);
     std::string_view name() const override { return "random"; }
     void on_hit(Slot slot, const Access& access) override;
     Slot choose_victim(const Access& incoming) override;

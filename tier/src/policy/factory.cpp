@@ -28,10 +28,11 @@ std::vector<std::string> policy_names() {
 
 std::unique_ptr<EvictionPolicy> make_policy(std::string_view name, const PolicyConfig& config) {
     using namespace detail;
-    if (name == "lru") return std::make_unique<LruPolicy>();
-    if (name == "lfu") return std::make_unique<LfuPolicy>();
-    if (name == "random") return std::make_unique<RandomPolicy>(config.seed);
-    if (name == "arc") return std::make_unique<ArcPolicy>(config.capacity);
+    const std::size_t slots = config.expected_entries;
+    if (name == "lru") return std::make_unique<LruPolicy>(slots);
+    if (name == "lfu") return std::make_unique<LfuPolicy>(slots);
+    if (name == "random") return std::make_unique<RandomPolicy>(config.seed, slots);
+    if (name == "arc") return std::make_unique<ArcPolicy>(config.capacity, slots);
     if (name == "ws" || name == "learner" || name == "ol")
         return std::make_unique<WeightSharingPolicy>(config);
     if (name == "lecar") return std::make_unique<LecarPolicy>(config);

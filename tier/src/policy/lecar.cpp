@@ -6,7 +6,16 @@
 
 namespace iosig::tier::detail {
 
-LecarPolicy::LecarPolicy(const PolicyConfig& config) : config_(config), rng_(config.seed) {}
+// Each history holds at most half the cache (trim), and one entry more before it is trimmed.
+LecarPolicy::LecarPolicy(const PolicyConfig& config)
+    : config_(config), rng_(config.seed),
+      lru_history_(config.expected_entries ? config.expected_entries / 2 + 1 : 0),
+      lfu_history_(config.expected_entries ? config.expected_entries / 2 + 1 : 0) {
+    lru_.reserve_slots(config.expected_entries);
+    lfu_.reserve_slots(config.expected_entries);
+    key_of_.resize(config.expected_entries);
+    size_of_.resize(config.expected_entries);
+}
 
 void LecarPolicy::on_hit(Slot slot, const Access&) {
     ++clock_;

@@ -52,6 +52,10 @@ private:
 
 class LiveRefillEstimate {
 public:
+    // Makes room for slots 0 .. n-1 now (left_shadow then never grows its table).
+    void reserve_slots(std::size_t n) {
+        if (n > left_at_.size()) left_at_.resize(n);
+    }
     // `slot` left the shadow in `epoch` while resident in the real cache.
     void left_shadow(Slot slot, std::uint64_t epoch);
     // `slot` is no longer outside: asked for again (revived) or gone from the real cache.

@@ -24,6 +24,10 @@ public:
     Slot back() const { return tail_; }
     Slot next_toward_back(Slot s) const { return links_[s].next; }
     Slot next_toward_front(Slot s) const { return links_[s].prev; }
+    // Makes room for slots 0 .. n-1 now, so that no insert copies the links later.
+    void reserve_slots(std::size_t n) {
+        if (n > links_.size()) links_.resize(n);
+    }
 
     void push_front(Slot s) {
         if (s >= links_.size()) links_.resize(std::max<std::size_t>(s + 1, links_.size() * 2));
@@ -69,6 +73,10 @@ public:
     bool empty() const { return first_ == nil; }
     std::uint64_t frequency(Slot s) const { return buckets_[bucket_of_[s]].freq; }
     Slot min() const { return buckets_[first_].head; }
+    // Makes room for slots 0 .. n-1 now, so that no insert copies the lists later.
+    void reserve_slots(std::size_t n) {
+        if (n > 0) ensure(static_cast<Slot>(n - 1));
+    }
     // The slot n places after min() in eviction order, or nil if there are not that many.
     Slot nth_from_min(unsigned n) const {
         for (std::uint32_t b = first_; b != nil; b = buckets_[b].next)
@@ -110,7 +118,7 @@ private:
     };
     void ensure(Slot s) {
         if (s < prev_.size()) return;
-        const std::size_t n = std::max<std::size_t>(s + 1, prev_.size() * 2);
+        const std::size_t n = std::max<std::size_t>(std::size_t{s} + 1, prev_.size() * 2);
         prev_.resize(n, nil);
         next_.resize(n, nil);
         bucket_of_.resize(n, nil);
@@ -181,6 +189,11 @@ private:
 class RandomSet {
 public:
     bool empty() const { return members_.empty(); }
+    // Makes room for slots 0 .. n-1 now, so that no insert copies the arrays later.
+    void reserve_slots(std::size_t n) {
+        members_.reserve(n);
+        if (n > position_.size()) position_.resize(n, nil);
+    }
     void insert(Slot s) {
         if (s >= position_.size())
             position_.resize(std::max<std::size_t>(s + 1, position_.size() * 2), nil);
@@ -227,6 +240,9 @@ public:
         std::uint64_t time = 0;
         std::uint64_t freq = 0;
     };
+
+    // `expected`: the most entries it will hold, if known (0: it grows as it fills).
+    explicit GhostList(std::size_t expected = 0) : index_(expected) { nodes_.reserve(expected); }
 
     std::uint64_t bytes() const { return bytes_; }
     std::size_t count() const { return index_.size(); }

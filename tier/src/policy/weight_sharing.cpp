@@ -18,17 +18,33 @@ constexpr double shadow_decay = 0.9;
 constexpr double decisive_lead = 2.0;
 
 std::array<CacheModel, expert_count> make_shadows(const PolicyConfig& config) {
-    return {CacheModel(config.capacity, std::make_unique<LruPolicy>()),
-            CacheModel(config.capacity, std::make_unique<LfuPolicy>()),
-            CacheModel(config.capacity, std::make_unique<RandomPolicy>(config.seed ^ 0x5eed))};
+    const std::uint64_t n = config.expected_entries;
+    return {
+        CacheModel(config.capacity, std::make_unique<LruPolicy>(n), n),
+        CacheModel(config.capacity, std::make_unique<LfuPolicy>(n), n),
+        CacheModel(config.capacity, std::make_unique<RandomPolicy>(config.seed ^ 0x5eed, n), n)};
 }
 
 } // namespace
 
 WeightSharingPolicy::WeightSharingPolicy(const PolicyConfig& config)
-    : config_(config), rng_(config.seed), shadow_(make_shadows(config)) {
+    : config_(config), rng_(config.seed), slot_of_(config.expected_entries),
+      shadow_(make_shadows(config)) {
     state_.current = Expert::lfu;
     state_.probability = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+    // Per-slot tables made for the cache's entries when the owner knows how many (the engine), so
+    // that none is copied while it fills (PolicyConfig::expected_entries).
+    const std::size_t slots = config.expected_entries;
+    lru_.reserve_slots(slots);
+    lfu_.reserve_slots(slots);
+    random_.reserve_slots(slots);
+    key_of_.resize(slots);
+    for (int e = 0; e < expert_count; ++e) {
+        outside_[e].reserve_slots(slots);
+        is_outside_[e].resize(slots);
+    }
+    for (LiveRefillEstimate& estimate : live_refill_)
+        estimate.reserve_slots(slots);
 }
 
 // Misses of the real cache per epoch: EPOCH_WIDTH polling iterations of iteration_misses each.

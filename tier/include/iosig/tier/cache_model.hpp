@@ -20,7 +20,10 @@ class FlatMap;
 
 class CacheModel {
 public:
-    CacheModel(std::uint64_t capacity, std::unique_ptr<EvictionPolicy> policy);
+    // `expected_entries`: how many entries the cache holds when full, if known
+    // (PolicyConfig::expected_entries); the index is made for that many and never grows.
+    CacheModel(std::uint64_t capacity, std::unique_ptr<EvictionPolicy> policy,
+               std::uint64_t expected_entries = 0);
     ~CacheModel();
     CacheModel(CacheModel&&) noexcept;
     CacheModel& operator=(CacheModel&&) noexcept;

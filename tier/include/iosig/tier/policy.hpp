@@ -89,6 +89,11 @@ public:
 // Parameters every policy may use. Capacity is in the same unit as Access::size.
 struct PolicyConfig {
     std::uint64_t capacity = 0;
+    // How many entries the cache holds when full, when its owner knows (the engine: its line
+    // count); the policies make their hash tables for that many, so that none is rehashed (copied
+    // whole) in the middle of a request while the owner's lock is held. 0: unknown, the tables
+    // grow as the cache fills (the simulator, whose capacity is bytes in object mode).
+    std::uint64_t expected_entries = 0;
     std::uint64_t seed =
         42; // Random, LeCaR and the learner's Random expert; fixed => deterministic
 
