@@ -31,7 +31,13 @@ struct Outcome {
     bool any_failure = false;
 };
 
-TierConfig config_for(const ScratchDir& dir, std::shared_ptr<IoFaults> faults) {
+// Rewrite the journal past 1 KiB instead of 64 MiB: the workload below then rewrites it 10-20
+// times, so that failures and power losses also hit it in the middle of a rewrite and between
+// rewrites.
+constexpr std::uint64_t small_journal = 1024;
+
+TierConfig config_for(const ScratchDir& dir, std::shared_ptr<IoFaults> faults,
+                      std::uint64_t journal_compaction_bytes = 64ull << 20) {
     TierConfig c;
     c.cache_file = dir / "cache.tier";
     c.line_size = 4096;
@@ -40,13 +46,17 @@ TierConfig config_for(const ScratchDir& dir, std::shared_ptr<IoFaults> faults) {
     c.writeback_delay = 0.002;
     c.policy = "lru";
     c.sequential_cutoff = 0;
+    c.journal_compaction_bytes = journal_compaction_bytes;
     c.faults = std::move(faults);
     return c;
 }
 
 // 160 operations: writes of up to 6000 bytes at random offsets, an fsync every 8th, one close and
-// reopen of the handle. Returns what was written and what fsync acknowledged.
-Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::uint64_t seed) {
+// reopen of the handle, and a close at the end unless `crash_before_close` (then neither the last
+// fsync nor the close: the last writes are still dirty when the caller crashes). Returns what was
+// written and what fsync acknowledged.
+Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::uint64_t seed,
+                     bool crash_before_close = false) {
     Outcome out;
     out.versions.resize(file_bytes);
     out.acked.resize(file_bytes);
@@ -57,7 +67,10 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
         return out;
     }
     std::vector<std::optional<unsigned>> latest(file_bytes);
-    for (unsigned op = 1; op <= 160; ++op) {
+    // With a crash to come, the last fsync (op 160) is left out, so that the last seven writes are
+    // not yet home.
+    const unsigned last_op = crash_before_close ? 159 : 160;
+    for (unsigned op = 1; op <= last_op; ++op) {
         if (op % 8 == 0) {
             const int e = tier.fsync(h);
             if (e == 0 && !out.any_failure) out.acked = latest;
@@ -86,7 +99,7 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
             out.any_failure = true;
         }
     }
-    tier.close(h);
+    if (!crash_before_close) tier.close(h);
     return out;
 }
 
@@ -116,7 +129,8 @@ struct SweepResult {
     std::uint64_t runs = 0, failed_runs = 0, recovered_lines = 0, acked_bytes = 0;
 };
 
-SweepResult sweep(std::set<FileRole> roles, std::uint64_t writes, std::uint64_t stride) {
+SweepResult sweep(std::set<FileRole> roles, std::uint64_t writes, std::uint64_t stride,
+                  std::uint64_t journal_compaction_bytes = 64ull << 20) {
     SweepResult r;
     for (std::uint64_t n = 1; n <= writes + 2; n += stride) {
         ScratchDir dir;
@@ -127,7 +141,7 @@ SweepResult sweep(std::set<FileRole> roles, std::uint64_t writes, std::uint64_t 
         outcome.versions.resize(file_bytes);
         outcome.acked.resize(file_bytes);
         try {
-            auto tier = TierCache::open(config_for(dir, faults));
+            auto tier = TierCache::open(config_for(dir, faults, journal_compaction_bytes));
             outcome = run_workload(*tier, home, n);
             tier->abandon(); // the crash
         } catch (const TierError&) {
@@ -135,7 +149,7 @@ SweepResult sweep(std::set<FileRole> roles, std::uint64_t writes, std::uint64_t 
         }
         faults->crash(n * 7919);
         faults->clear_failures();
-        auto tier = TierCache::open(config_for(dir, nullptr));
+        auto tier = TierCache::open(config_for(dir, nullptr, journal_compaction_bytes));
         r.recovered_lines += tier->recovery().lines_written_home;
         ++r.runs;
         r.failed_runs += outcome.any_failure;
@@ -153,20 +167,27 @@ SweepResult sweep(std::set<FileRole> roles, std::uint64_t writes, std::uint64_t 
     return r;
 }
 
-std::pair<std::uint64_t, std::uint64_t> count_writes() {
+struct WriteCounts {
+    std::uint64_t cache_side = 0, home = 0, journal_rewrites = 0;
+};
+
+WriteCounts count_writes(std::uint64_t journal_compaction_bytes = 64ull << 20) {
     ScratchDir dir;
     auto faults = std::make_shared<IoFaults>();
+    WriteCounts counts;
     {
-        auto tier = TierCache::open(config_for(dir, faults));
+        auto tier = TierCache::open(config_for(dir, faults, journal_compaction_bytes));
         const Outcome o = run_workload(*tier, dir / "home.dat", 1);
         EXPECT_FALSE(o.any_failure);
+        counts.journal_rewrites = tier->stats().journal_rewrites;
     }
-    return {faults->writes(FileRole::cache) + faults->writes(FileRole::journal),
-            faults->writes(FileRole::home)};
+    counts.cache_side = faults->writes(FileRole::cache) + faults->writes(FileRole::journal);
+    counts.home = faults->writes(FileRole::home);
+    return counts;
 }
 
 TEST(CrashSafety, FailingTheNthCacheSideWriteLosesNoAcknowledgedByte) {
-    const auto [cache_writes, home_writes] = count_writes();
+    const auto [cache_writes, home_writes, rewrites] = count_writes();
     ASSERT_GT(cache_writes, 100u);
     const SweepResult r = sweep({FileRole::cache, FileRole::journal}, cache_writes,
                                 std::max<std::uint64_t>(1, cache_writes / 150));
@@ -177,7 +198,7 @@ TEST(CrashSafety, FailingTheNthCacheSideWriteLosesNoAcknowledgedByte) {
 }
 
 TEST(CrashSafety, FailingTheNthHomeWriteLosesNoAcknowledgedByte) {
-    const auto [cache_writes, home_writes] = count_writes();
+    const auto [cache_writes, home_writes, rewrites] = count_writes();
     ASSERT_GT(home_writes, 20u);
     const SweepResult r =
         sweep({FileRole::home}, home_writes, std::max<std::uint64_t>(1, home_writes / 150));
@@ -186,21 +207,82 @@ TEST(CrashSafety, FailingTheNthHomeWriteLosesNoAcknowledgedByte) {
         << "dirty lines that could not go home are written by recovery";
 }
 
-TEST(CrashSafety, PowerLossWithoutFailedWritesKeepsEveryAcknowledgedByte) {
+void expect_power_loss_keeps_acknowledged_bytes(std::uint64_t journal_compaction_bytes) {
+    std::uint64_t rewrites = 0;
     for (std::uint64_t seed = 1; seed <= 40; ++seed) {
         ScratchDir dir;
         auto faults = std::make_shared<IoFaults>();
         Outcome outcome;
         {
-            auto tier = TierCache::open(config_for(dir, faults));
+            auto tier = TierCache::open(config_for(dir, faults, journal_compaction_bytes));
             outcome = run_workload(*tier, dir / "home.dat", seed);
             ASSERT_FALSE(outcome.any_failure);
+            rewrites += tier->stats().journal_rewrites;
             tier->abandon();
         }
         faults->crash(seed);
-        auto tier = TierCache::open(config_for(dir, nullptr));
+        auto tier = TierCache::open(config_for(dir, nullptr, journal_compaction_bytes));
         EXPECT_EQ(check(read_file(dir / "home.dat"), outcome), "") << "seed " << seed;
     }
+    if (journal_compaction_bytes == small_journal)
+        EXPECT_GT(rewrites, 40u) << "the journal must be rewritten during the workloads";
+}
+
+TEST(CrashSafety, PowerLossWithoutFailedWritesKeepsEveryAcknowledgedByte) {
+    expect_power_loss_keeps_acknowledged_bytes(64ull << 20);
+}
+
+// The journal's rewrite (write beside, sync, rename) under the same failures and power losses.
+TEST(CrashSafety, PowerLossAcrossJournalRewritesKeepsEveryAcknowledgedByte) {
+    expect_power_loss_keeps_acknowledged_bytes(small_journal);
+}
+
+TEST(CrashSafety, FailingTheNthCacheSideWriteAcrossJournalRewritesLosesNoAcknowledgedByte) {
+    const auto [cache_writes, home_writes, rewrites] = count_writes(small_journal);
+    ASSERT_GE(rewrites, 5u) << "the workload must rewrite the journal";
+    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, cache_writes,
+                                std::max<std::uint64_t>(1, cache_writes / 150), small_journal);
+    EXPECT_GT(r.failed_runs, r.runs / 2);
+    EXPECT_GT(r.recovered_lines, 0u);
+    EXPECT_GT(r.acked_bytes, 0u);
+}
+
+// A crash of the process alone (the kernel keeps every write it was given): pwrite's contract is
+// that its data is in the cache file and durably journaled as dirty when it returns, so recovery
+// must bring every byte home at its last written version, whether or not it was fsynced, and
+// across the journal's rewrites, which must keep every line still dirty.
+void expect_process_crash_keeps_every_write(std::uint64_t journal_compaction_bytes) {
+    std::uint64_t recovered = 0, rewrites = 0;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        ScratchDir dir;
+        Outcome outcome;
+        {
+            auto tier = TierCache::open(config_for(dir, nullptr, journal_compaction_bytes));
+            outcome = run_workload(*tier, dir / "home.dat", seed, true);
+            ASSERT_FALSE(outcome.any_failure);
+            rewrites += tier->stats().journal_rewrites;
+            tier->abandon();
+        }
+        auto tier = TierCache::open(config_for(dir, nullptr, journal_compaction_bytes));
+        recovered += tier->recovery().lines_written_home;
+        const std::vector<char> home = read_file(dir / "home.dat");
+        for (std::size_t b = 0; b < file_bytes; ++b) {
+            if (outcome.versions[b].empty()) continue;
+            const auto got = b < home.size() ? static_cast<unsigned char>(home[b]) : 0;
+            ASSERT_EQ(got, value_of(outcome.versions[b].back(), b))
+                << "byte " << b << " is not its last written version, seed " << seed;
+        }
+    }
+    EXPECT_GT(recovered, 0u) << "some crashes must leave dirty lines for recovery";
+    if (journal_compaction_bytes == small_journal) EXPECT_GT(rewrites, 40u);
+}
+
+TEST(CrashSafety, AProcessCrashLosesNoWrittenByte) {
+    expect_process_crash_keeps_every_write(64ull << 20);
+}
+
+TEST(CrashSafety, AProcessCrashLosesNoWrittenByteAcrossJournalRewrites) {
+    expect_process_crash_keeps_every_write(small_journal);
 }
 
 TEST(CrashSafety, TornJournalTailIsIgnored) {

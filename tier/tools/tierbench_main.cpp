@@ -272,22 +272,25 @@ int main(int argc, char** argv) {
             idle_home();
             const TierRun run = run_tier(config, home, workload.ops, workload.largest_op);
             out["measured"]["tier_seconds"] = run.seconds;
-            out["measured"]["stats"] = {{"read_hits", run.stats.read_hits},
-                                        {"read_misses", run.stats.read_misses},
-                                        {"write_hits", run.stats.write_hits},
-                                        {"write_misses", run.stats.write_misses},
-                                        {"fills", run.stats.fills},
-                                        {"fill_reads", run.stats.fill_reads},
-                                        {"writeback_writes", run.stats.writeback_writes},
-                                        {"writebacks", run.stats.writebacks},
-                                        {"prefetches_issued", run.stats.prefetches_issued},
-                                        {"prefetch_reads", run.stats.prefetch_reads},
-                                        {"prefetch_hits", run.stats.prefetch_hits},
-                                        {"bypassed_bytes", run.stats.bypassed_bytes},
-                                        {"home_syncs", run.stats.home_syncs},
-                                        {"writer_wait_seconds", run.stats.writer_wait_seconds},
-                                        {"numa_node", run.stats.numa_node},
-                                        {"io_uring", run.stats.io_uring}};
+            out["measured"]["stats"] = {
+                {"read_hits", run.stats.read_hits},
+                {"read_misses", run.stats.read_misses},
+                {"write_hits", run.stats.write_hits},
+                {"write_misses", run.stats.write_misses},
+                {"fills", run.stats.fills},
+                {"fill_reads", run.stats.fill_reads},
+                {"writeback_writes", run.stats.writeback_writes},
+                {"writebacks", run.stats.writebacks},
+                {"prefetches_issued", run.stats.prefetches_issued},
+                {"prefetch_reads", run.stats.prefetch_reads},
+                {"prefetch_hits", run.stats.prefetch_hits},
+                {"bypassed_bytes", run.stats.bypassed_bytes},
+                {"home_syncs", run.stats.home_syncs},
+                {"writer_wait_seconds", run.stats.writer_wait_seconds},
+                {"journal_rewrites", run.stats.journal_rewrites},
+                {"longest_journal_rewrite_seconds", run.stats.longest_journal_rewrite_seconds},
+                {"numa_node", run.stats.numa_node},
+                {"io_uring", run.stats.io_uring}};
         }
         if (mode == "both")
             out["measured"]["speedup"] = out["measured"]["direct_seconds"].get<double>() /

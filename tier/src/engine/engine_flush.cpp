@@ -9,8 +9,6 @@
 namespace iosig::tier::detail {
 namespace {
 
-constexpr std::uint64_t journal_compaction_bytes = 64ull << 20;
-
 struct Snapshot {
     Slot slot = 0;
     Key key = 0;
@@ -347,20 +345,37 @@ void Engine::flusher_loop() {
             lock.lock();
             if (e < 0) break; // retry at the next interval; writers see flush_error_
         }
-        if (!stopping_ && journal_->bytes() > journal_compaction_bytes) compact_journal_locked();
+        if (!stopping_ && journal_->bytes() > std::max(config_.journal_compaction_bytes,
+                                                       2 * journal_rewritten_bytes_))
+            compact_journal_locked();
     }
 }
 
-// With mutex_ held: replace the journal by the dirty lines it must still remember.
+// With mutex_ held: replace the journal by the dirty lines it must still remember. The dirty lines
+// come from the flusher's FIFO (one current entry each), not from a scan of every line: the
+// engine's lock is held throughout, and the dirty lines are usually few of many. The lines'
+// clean_record numbers stay: every record so far is durable once the rewrite returns, so waiting
+// for one of them returns at once (Journal::sync_to).
 int Engine::compact_journal_locked() {
+    const auto start = std::chrono::steady_clock::now();
     if (const int e = cache_->fdatasync(); e < 0) return e; // every DIRTY record's data is durable
-    std::map<std::uint32_t, DirtyRecord> dirty;
-    for (Slot s = 0; s < lines_; ++s)
-        if (meta_[s].valid && meta_[s].dirty) dirty[s] = DirtyRecord{meta_[s].file, meta_[s].line};
+    std::vector<std::pair<std::uint32_t, DirtyRecord>> dirty;
+    dirty.reserve(dirty_count_);
+    for (const auto& [slot, token] : dirty_fifo_) {
+        const LineMeta& m = meta_[slot];
+        if (m.valid && m.dirty && m.dirty_token == token)
+            dirty.emplace_back(slot, DirtyRecord{m.file, m.line});
+    }
     const int e = journal_->rewrite(dirty);
-    if (e == 0)
-        for (LineMeta& m : meta_)
-            m.clean_record = 0;
+    if (e == 0) {
+        journal_rewritten_bytes_ = journal_->bytes();
+        ++journal_rewrites_;
+        const auto ns =
+            static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - start)
+                                           .count());
+        longest_rewrite_ns_ = std::max<std::uint64_t>(longest_rewrite_ns_.load(), ns);
+    }
     return e;
 }
 

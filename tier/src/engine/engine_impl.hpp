@@ -191,12 +191,16 @@ private:
     FlatMap index_;
     std::vector<Slot> free_;
     std::unique_ptr<EvictionPolicy> policy_;
+    // Every dirty line has exactly one entry here with its current dirty_token (mark_dirty and a
+    // write-back that found new data push one; the flusher re-queues what it takes); entries
+    // with an older token are stale and dropped when they reach the front.
     std::deque<std::pair<Slot, std::uint64_t>> dirty_fifo_;
     std::uint64_t dirty_count_ = 0;
     std::uint64_t dirty_tokens_ = 0;
     std::size_t slot_waiters_ = 0; // threads waiting in take_slot() for an evictable line
     std::size_t scan_cursor_ = 0;  // where take_slot() looks for a victim the policy did not offer
     std::atomic<int> flush_error_{0}; // last write-back failure (0: the last one succeeded)
+    std::uint64_t journal_rewritten_bytes_ = 0; // the journal's size after its last rewrite
 
     // Cache-file durability: fills bump the write epoch; sync_cache() makes all of them durable.
     std::atomic<std::uint64_t> cache_epoch_{0};
@@ -254,8 +258,9 @@ private:
     std::atomic<std::uint64_t> read_hits_{0}, read_misses_{0}, write_hits_{0}, write_misses_{0},
         fills_{0}, fill_reads_{0}, writebacks_{0}, writeback_writes_{0}, evictions_{0},
         bypassed_{0}, prefetches_{0}, prefetch_reads_{0}, prefetch_hits_{0}, journal_syncs_{0},
-        home_syncs_{0};
+        home_syncs_{0}, journal_rewrites_{0};
     std::atomic<std::uint64_t> writer_wait_ns_{0};
+    std::atomic<std::uint64_t> longest_rewrite_ns_{0};
 };
 
 } // namespace iosig::tier::detail

@@ -341,6 +341,8 @@ TierStats Engine::stats() const {
     s.prefetch_reads = prefetch_reads_;
     s.prefetch_hits = prefetch_hits_;
     s.journal_syncs = journal_syncs_;
+    s.journal_rewrites = journal_rewrites_;
+    s.longest_journal_rewrite_seconds = static_cast<double>(longest_rewrite_ns_.load()) * 1e-9;
     s.home_syncs = home_syncs_;
     s.writer_wait_seconds = static_cast<double>(writer_wait_ns_.load()) * 1e-9;
     {

@@ -280,6 +280,17 @@ void IoFaults::after_sync(const std::filesystem::path& path, int buffered_fd) {
     v.synced_size = ::fstat(buffered_fd, &st) == 0 ? st.st_size : 0;
 }
 
+void IoFaults::renamed(const std::filesystem::path& from, const std::filesystem::path& to) {
+    std::lock_guard lock(mutex_);
+    const auto it = volatile_.find(from);
+    if (it == volatile_.end()) {
+        volatile_.erase(to);
+        return;
+    }
+    volatile_[to] = std::move(it->second);
+    volatile_.erase(from);
+}
+
 void IoFaults::crash(std::uint64_t seed) {
     std::lock_guard lock(mutex_);
     std::mt19937_64 rng(seed);

@@ -153,17 +153,35 @@ std::int64_t Journal::append(std::uint16_t type, const void* payload, std::uint1
     return append_locked(type, payload, length);
 }
 
+namespace {
+
+// Appends one record, {crc32(type..payload), type, length, payload}, to `out`.
+void encode_record(std::vector<char>& out, std::uint16_t type, const void* payload,
+                   std::uint16_t length) {
+    const std::size_t at = out.size();
+    out.resize(at + head + length);
+    char* record = out.data() + at;
+    std::memcpy(record + 4, &type, 2);
+    std::memcpy(record + 6, &length, 2);
+    std::memcpy(record + head, payload, length);
+    const std::uint32_t crc = checksum(record + 4, 4u + length);
+    std::memcpy(record, &crc, 4);
+}
+
+} // namespace
+
 std::int64_t Journal::append_locked(std::uint16_t type, const void* payload, std::uint16_t length) {
-    std::vector<char> record(head + length);
-    std::memcpy(&record[4], &type, 2);
-    std::memcpy(&record[6], &length, 2);
-    std::memcpy(&record[head], payload, length);
-    const std::uint32_t crc = checksum(&record[4], 4u + length);
-    std::memcpy(&record[0], &crc, 4);
-    const ssize_t n = file_->pwrite(record.data(), record.size(), static_cast<off_t>(end_));
-    if (n < 0) return n;
-    end_ += record.size();
+    std::vector<char> record;
+    encode_record(record, type, payload, length);
+    if (const int e = write_locked(record); e < 0) return e;
     return ++appended_;
+}
+
+int Journal::write_locked(const std::vector<char>& records) {
+    const ssize_t n = file_->pwrite(records.data(), records.size(), static_cast<off_t>(end_));
+    if (n < 0) return static_cast<int>(n);
+    end_ += records.size();
+    return 0;
 }
 
 std::int64_t Journal::append_file(std::uint32_t id, const std::string& path) {
@@ -220,7 +238,7 @@ int Journal::sync_locked() {
     return 0;
 }
 
-int Journal::rewrite(const std::map<std::uint32_t, DirtyRecord>& dirty_lines) {
+int Journal::rewrite(const std::vector<std::pair<std::uint32_t, DirtyRecord>>& dirty_lines) {
     std::lock_guard sync(sync_mutex_);
     std::lock_guard lock(append_mutex_);
     const std::filesystem::path fresh = path_.string() + ".new";
@@ -237,28 +255,38 @@ int Journal::rewrite(const std::map<std::uint32_t, DirtyRecord>& dirty_lines) {
         std::filesystem::remove(fresh);
         return e;
     };
+    // The records go out in writes of up to rewrite_chunk bytes, not one write each: the engine's
+    // lock is held while a rewrite lists hundreds of thousands of dirty lines.
+    constexpr std::size_t rewrite_chunk = 1 << 20;
+    std::vector<char> chunk;
+    chunk.reserve(rewrite_chunk + 4096);
+    const auto write_if_full = [&](std::size_t at_least) {
+        if (chunk.size() < at_least) return 0;
+        const int e = write_locked(chunk);
+        chunk.clear();
+        return e;
+    };
     const HeaderPayload h{magic, line_size_, slots_, version};
-    if (const auto r = append_locked(header, &h, sizeof h); r < 0)
-        return restore(static_cast<int>(r));
+    encode_record(chunk, header, &h, sizeof h);
     for (const auto& [id, name] : files_) {
         std::vector<char> payload(4 + name.size());
         std::memcpy(payload.data(), &id, 4);
         std::memcpy(payload.data() + 4, name.data(), name.size());
-        if (const auto r =
-                append_locked(file, payload.data(), static_cast<std::uint16_t>(payload.size()));
-            r < 0)
-            return restore(static_cast<int>(r));
+        encode_record(chunk, file, payload.data(), static_cast<std::uint16_t>(payload.size()));
+        if (const int e = write_if_full(rewrite_chunk); e < 0) return restore(e);
     }
     for (const auto& [slot, line] : dirty_lines) {
         const auto it = sizes_.find(line.file);
         const DirtyPayload d{slot, line.file, line.line, it == sizes_.end() ? 0 : it->second};
-        if (const auto r = append_locked(dirty, &d, sizeof d); r < 0)
-            return restore(static_cast<int>(r));
+        encode_record(chunk, dirty, &d, sizeof d);
+        if (const int e = write_if_full(rewrite_chunk); e < 0) return restore(e);
     }
+    if (const int e = write_if_full(1); e < 0) return restore(e);
     if (const int e = file_->fdatasync(); e < 0) return restore(e);
     std::error_code ec;
     std::filesystem::rename(fresh, path_, ec);
     if (ec) return restore(-ec.value());
+    if (faults_) faults_->renamed(fresh, path_);
     // Make the rename durable: sync the directory.
     const int dir = ::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
                            O_RDONLY | O_DIRECTORY | O_CLOEXEC);

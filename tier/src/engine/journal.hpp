@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace iosig::tier::detail {
@@ -66,15 +67,16 @@ public:
         return sync_to(sequence, [] { return 0; });
     }
     // Replaces the journal, atomically (write beside, sync, rename), by one that holds only the
-    // header, the files, their sizes and the given dirty lines. Every record appended so far is
-    // durable when it returns 0.
-    int rewrite(const std::map<std::uint32_t, DirtyRecord>& dirty);
+    // header, the files, their sizes and the given dirty lines (slot -> line, each slot once, in
+    // any order). Every record appended so far is durable when it returns 0.
+    int rewrite(const std::vector<std::pair<std::uint32_t, DirtyRecord>>& dirty);
     std::int64_t appended() const;
     std::uint64_t bytes() const;
 
 private:
     std::int64_t append(std::uint16_t type, const void* payload, std::uint16_t length);
     std::int64_t append_locked(std::uint16_t type, const void* payload, std::uint16_t length);
+    int write_locked(const std::vector<char>& records); // at the end; 0 or -errno
     int sync_locked();
 
     std::filesystem::path path_;

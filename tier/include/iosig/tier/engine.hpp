@@ -50,6 +50,10 @@ struct TierConfig {
     // one line: one IO per line): the missing lines of one read (fill runs) and the dirty lines of
     // one write-back batch (write runs).
     std::uint64_t io_run_bytes = default_io_run_bytes;
+    // The journal is rewritten with only the lines still dirty once it has grown past this size and
+    // past twice its size after the last rewrite (so that a large dirty set is not rewritten again
+    // at every flusher pass).
+    std::uint64_t journal_compaction_bytes = 64ull << 20;
     unsigned queue_depth = 32;        // io_uring entries of the write-back
     bool direct_io = true;            // O_DIRECT for line IO when the file systems allow it
     int numa_node = -1;               // staging memory node; -1 = the creating CPU's node
@@ -76,6 +80,8 @@ struct TierStats {
     std::uint64_t prefetch_reads = 0; // home reads for the prefetches (adjacent lines share one)
     std::uint64_t dirty_lines = 0;    // now
     std::uint64_t journal_syncs = 0;
+    std::uint64_t journal_rewrites = 0;         // compactions to the lines still dirty
+    double longest_journal_rewrite_seconds = 0; // the engine's lock is held for a rewrite
     std::uint64_t home_syncs = 0;   // fdatasync of a home file after a batch of write-backs
     double writer_wait_seconds = 0; // writers' time waiting for room under max_dirty_lines
     int numa_node = -1;             // where the staging memory is (-1: not placed)

@@ -98,6 +98,9 @@ public:
     // kept, independently per 4 KiB block (probability 1/2, from `seed`); a file that grew since
     // its last sync may shrink back. Affects files written through this object since its creation.
     void crash(std::uint64_t seed);
+    // `from` was renamed over `to` (the journal's rewrite): what was not yet synced of `from` is
+    // now `to`'s, and what the replaced file held is gone with it.
+    void renamed(const std::filesystem::path& from, const std::filesystem::path& to);
 
 private:
     friend class File;
