@@ -249,11 +249,9 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
     std::vector<Target> targets;
     {
         std::lock_guard lock(mutex_);
-        for (Slot s = 0; s < lines_; ++s) {
-            const LineMeta& m = meta_[s];
-            if (m.valid && m.dirty && m.file == file_id)
-                targets.push_back({s, m.key, m.generation});
-        }
+        for_each_dirty_locked([&](Slot s, const LineMeta& m) {
+            if (m.file == file_id) targets.push_back({s, m.key, m.generation});
+        });
     }
     while (!targets.empty()) {
         std::vector<Slot> mine;
@@ -361,11 +359,8 @@ int Engine::compact_journal_locked() {
     if (const int e = cache_->fdatasync(); e < 0) return e; // every DIRTY record's data is durable
     std::vector<std::pair<std::uint32_t, DirtyRecord>> dirty;
     dirty.reserve(dirty_count_);
-    for (const auto& [slot, token] : dirty_fifo_) {
-        const LineMeta& m = meta_[slot];
-        if (m.valid && m.dirty && m.dirty_token == token)
-            dirty.emplace_back(slot, DirtyRecord{m.file, m.line});
-    }
+    for_each_dirty_locked(
+        [&](Slot s, const LineMeta& m) { dirty.emplace_back(s, DirtyRecord{m.file, m.line}); });
     const int e = journal_->rewrite(dirty);
     if (e == 0) {
         journal_rewritten_bytes_ = journal_->bytes();

@@ -195,6 +195,15 @@ private:
     // write-back that found new data push one; the flusher re-queues what it takes); entries
     // with an older token are stale and dropped when they reach the front.
     std::deque<std::pair<Slot, std::uint64_t>> dirty_fifo_;
+    // With mutex_ held: visit(slot, meta) for every dirty line, once each, from the FIFO. fsync
+    // and the journal's rewrite so cost the dirty lines, not a scan of every line of the cache.
+    template <class Visit>
+    void for_each_dirty_locked(Visit&& visit) const {
+        for (const auto& [slot, token] : dirty_fifo_) {
+            const LineMeta& m = meta_[slot];
+            if (m.valid && m.dirty && m.dirty_token == token) visit(slot, m);
+        }
+    }
     std::uint64_t dirty_count_ = 0;
     std::uint64_t dirty_tokens_ = 0;
     std::size_t slot_waiters_ = 0; // threads waiting in take_slot() for an evictable line
