@@ -1,12 +1,18 @@
 // An open-addressing hash map from 64-bit keys to 32-bit values (linear probing, backward-shift
 // deletion, so there are no tombstones). The hot lookups of the simulator, the ghost lists and the
 // engine's line index go through it; std::unordered_map's node per entry costs 3-5x here.
+//
+// The table comes from calloc: an empty bucket is all zero bits, so a large table (which calloc
+// maps fresh from the kernel) costs no writes when it is made, and its pages are faulted in as
+// keys land on them. The engine makes its tables for every line of the cache when it opens; a
+// table written full of empty buckets there made opening a large cache take seconds.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <optional>
-#include <vector>
 
 namespace iosig::tier::detail {
 
@@ -15,7 +21,7 @@ public:
     explicit FlatMap(std::size_t expected = 16) { rehash(capacity_for(expected)); }
 
     std::size_t size() const { return size_; }
-    std::size_t table_bytes() const { return buckets_.size() * sizeof(Bucket); }
+    std::size_t table_bytes() const { return capacity_ * sizeof(Bucket); }
     bool empty() const { return size_ == 0; }
 
     const std::uint32_t* find(std::uint64_t key) const {
@@ -35,7 +41,7 @@ public:
 
     // Inserts or overwrites.
     void put(std::uint64_t key, std::uint32_t value) {
-        if ((size_ + 1) * 4 > buckets_.size() * 3) rehash(buckets_.size() * 2);
+        if ((size_ + 1) * 4 > capacity_ * 3) rehash(capacity_ * 2);
         std::size_t i = home(key);
         while (buckets_[i].used) {
             if (buckets_[i].key == key) {
@@ -72,8 +78,8 @@ public:
 
     void clear() {
         if (size_ == 0) return;
-        for (Bucket& b : buckets_)
-            b.used = 0;
+        for (std::size_t i = 0; i < capacity_; ++i)
+            buckets_[i].used = 0;
         size_ = 0;
     }
 
@@ -93,19 +99,31 @@ private:
         // Fibonacci hashing: spreads sequential block numbers over the table.
         return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
     }
+    struct FreeTable {
+        void operator()(Bucket* table) const { std::free(table); }
+    };
+    using Table = std::unique_ptr<Bucket[], FreeTable>;
+    static Table zeroed_table(std::size_t capacity) {
+        auto* table = static_cast<Bucket*>(std::calloc(capacity, sizeof(Bucket)));
+        if (table == nullptr) throw std::bad_alloc();
+        return Table(table);
+    }
     void rehash(std::size_t capacity) {
-        std::vector<Bucket> old = std::move(buckets_);
-        buckets_.assign(capacity, Bucket{});
+        const Table old = std::move(buckets_);
+        const std::size_t old_capacity = capacity_;
+        buckets_ = zeroed_table(capacity);
+        capacity_ = capacity;
         mask_ = capacity - 1;
         shift_ = 64;
         for (std::size_t c = capacity; c > 1; c >>= 1)
             --shift_;
         size_ = 0;
-        for (const Bucket& b : old)
-            if (b.used) put(b.key, b.value);
+        for (std::size_t i = 0; i < old_capacity; ++i)
+            if (old[i].used) put(old[i].key, old[i].value);
     }
 
-    std::vector<Bucket> buckets_;
+    Table buckets_; // capacity_ buckets, a power of two; all zero bits = empty
+    std::size_t capacity_ = 0;
     std::size_t mask_ = 0;
     unsigned shift_ = 64;
     std::size_t size_ = 0;
