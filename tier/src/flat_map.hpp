@@ -13,12 +13,28 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <utility>
 
 namespace iosig::tier::detail {
 
 class FlatMap {
 public:
     explicit FlatMap(std::size_t expected = 16) { rehash(capacity_for(expected)); }
+    // A moved-from map is empty and usable (the table is a unique_ptr; a defaulted move would
+    // leave its capacity without a table).
+    FlatMap(FlatMap&& other) : FlatMap() { swap(other); }
+    FlatMap& operator=(FlatMap&& other) {
+        FlatMap taken(std::move(other));
+        swap(taken);
+        return *this;
+    }
+    void swap(FlatMap& other) noexcept {
+        std::swap(buckets_, other.buckets_);
+        std::swap(capacity_, other.capacity_);
+        std::swap(mask_, other.mask_);
+        std::swap(shift_, other.shift_);
+        std::swap(size_, other.size_);
+    }
 
     std::size_t size() const { return size_; }
     std::size_t table_bytes() const { return capacity_ * sizeof(Bucket); }

@@ -113,5 +113,26 @@ TEST(FlatMap, GrowsPastWhatItWasMadeForAndClearKeepsTheTable) {
     EXPECT_EQ(map.table_bytes(), bytes);
 }
 
+TEST(FlatMap, AMovedFromMapIsEmptyAndUsable) {
+    // The engine replaces its index by one made for its line count (index_ = FlatMap(lines)).
+    FlatMap from(100);
+    from.put(7, 70);
+    FlatMap to;
+    to.put(1, 10);
+    to = std::move(from);
+    EXPECT_EQ(*to.find(7), 70u);
+    EXPECT_FALSE(to.contains(1)) << "what the target held is gone";
+    EXPECT_TRUE(
+        from.empty()); // NOLINT(bugprone-use-after-move): the state after a move is specified
+    EXPECT_FALSE(from.contains(7));
+    from.put(8, 80);
+    EXPECT_EQ(*from.find(8), 80u);
+    FlatMap built(std::move(to));
+    EXPECT_EQ(*built.find(7), 70u);
+    EXPECT_TRUE(to.empty()); // NOLINT(bugprone-use-after-move)
+    to.put(9, 90);
+    EXPECT_EQ(to.size(), 1u);
+}
+
 } // namespace
 } // namespace iosig::tier::detail

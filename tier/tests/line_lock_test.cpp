@@ -44,6 +44,16 @@ TEST(LineLock, ManyReadersHoldItAtOnce) {
     EXPECT_EQ(most.load(), readers);
 }
 
+// A thread that asked for the lock (its future ready once it got it) is still kept out.
+bool kept_out(const std::future<bool>& waiter) {
+    return waiter.wait_for(100ms) == std::future_status::timeout;
+}
+
+// ... or got it once the lock was freed.
+bool woken(const std::future<bool>& waiter) {
+    return waiter.wait_for(10s) == std::future_status::ready;
+}
+
 TEST(LineLock, AWriterExcludesEveryoneElse) {
     LineLock lock;
     EXPECT_TRUE(lock.try_lock());
@@ -52,9 +62,9 @@ TEST(LineLock, AWriterExcludesEveryoneElse) {
         std::shared_lock hold(lock);
         return true;
     });
-    EXPECT_EQ(reader.wait_for(100ms), std::future_status::timeout) << "a reader got in";
+    EXPECT_TRUE(kept_out(reader)) << "a reader got in";
     lock.unlock();
-    ASSERT_EQ(reader.wait_for(10s), std::future_status::ready) << "the reader was not woken";
+    ASSERT_TRUE(woken(reader)) << "the reader was not woken";
     EXPECT_TRUE(reader.get());
     EXPECT_TRUE(lock.try_lock()) << "free again once the reader left";
     lock.unlock();
@@ -69,11 +79,11 @@ TEST(LineLock, AWriterWaitingForReadersGetsItWhenTheLastOneLeaves) {
         std::unique_lock hold(lock);
         return true;
     });
-    EXPECT_EQ(writer.wait_for(100ms), std::future_status::timeout) << "in beside two readers";
+    EXPECT_TRUE(kept_out(writer)) << "in beside two readers";
     lock.unlock_shared();
-    EXPECT_EQ(writer.wait_for(100ms), std::future_status::timeout) << "in beside one reader";
+    EXPECT_TRUE(kept_out(writer)) << "in beside one reader";
     lock.unlock_shared();
-    ASSERT_EQ(writer.wait_for(10s), std::future_status::ready) << "the writer was not woken";
+    ASSERT_TRUE(woken(writer)) << "the writer was not woken";
     EXPECT_TRUE(writer.get());
 }
 

@@ -6,11 +6,19 @@
 
 namespace iosig::tier::detail {
 
-// Each history holds at most half the cache (trim), and one entry more before it is trimmed.
+namespace {
+
+// Each history holds at most half the cache (trim), and one entry more before it is trimmed; 0
+// when the owner does not know the cache's entries.
+std::size_t history_entries(const PolicyConfig& config) {
+    return config.expected_entries ? config.expected_entries / 2 + 1 : 0;
+}
+
+} // namespace
+
 LecarPolicy::LecarPolicy(const PolicyConfig& config)
-    : config_(config), rng_(config.seed),
-      lru_history_(config.expected_entries ? config.expected_entries / 2 + 1 : 0),
-      lfu_history_(config.expected_entries ? config.expected_entries / 2 + 1 : 0) {
+    : config_(config), rng_(config.seed), lru_history_(history_entries(config)),
+      lfu_history_(history_entries(config)) {
     lru_.reserve_slots(config.expected_entries);
     lfu_.reserve_slots(config.expected_entries);
     key_of_.resize(config.expected_entries);
