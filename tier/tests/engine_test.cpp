@@ -195,6 +195,8 @@ TEST(Engine, BadConfigurationIsRejectedWithTheReason) {
     EXPECT_THROW(TierCache::open(config), TierError);
 }
 
+// The second truncate ends inside the line the first one kept in part: it must find that line
+// again and zero its bytes from its own end on.
 TEST(Engine, TruncateShrinksAndZeroFillsWhenGrowingAgain) {
     ScratchDir dir;
     auto tier = TierCache::open(small_config(dir));
@@ -203,13 +205,41 @@ TEST(Engine, TruncateShrinksAndZeroFillsWhenGrowingAgain) {
     ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0), 3 * 4096);
     ASSERT_EQ(tier->ftruncate(h, 5000), 0);
     EXPECT_EQ(tier->file_size(h), 5000);
+    ASSERT_EQ(tier->ftruncate(h, 4500), 0);
     ASSERT_EQ(tier->ftruncate(h, 9000), 0);
     auto got = read_all(*tier, h);
     ASSERT_EQ(got.size(), 9000u);
-    EXPECT_TRUE(std::equal(got.begin(), got.begin() + 5000, data.begin()));
-    EXPECT_TRUE(std::all_of(got.begin() + 5000, got.end(), [](char c) { return c == 0; }));
+    EXPECT_TRUE(std::equal(got.begin(), got.begin() + 4500, data.begin()));
+    EXPECT_TRUE(std::all_of(got.begin() + 4500, got.end(), [](char c) { return c == 0; }));
     ASSERT_EQ(tier->fsync(h), 0);
     EXPECT_EQ(read_file(dir / "t.dat"), got);
+}
+
+// The file has 8 times as many lines as the cache, so the truncate finds its cached lines by a
+// pass over the cache, not a lookup per line of the file.
+TEST(Engine, TruncateOfAFileLargerThanTheCacheLeavesNoLineBeyondTheEnd) {
+    ScratchDir dir;
+    auto config = small_config(dir, 8);
+    config.writeback_delay = 0.01;
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(dir / "large.dat", O_RDWR | O_CREAT);
+    const auto data = pattern(64 * 4096, 21);
+    ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+    std::vector<char> expected(64 * 4096, 0);
+    for (const off_t end : {off_t{14000}, off_t{9000}}) {
+        ASSERT_EQ(tier->ftruncate(h, end), 0);
+        ASSERT_EQ(tier->ftruncate(h, 64 * 4096), 0);
+        std::fill(expected.begin(), expected.end(), 0);
+        std::copy(data.begin(), data.begin() + end, expected.begin());
+        // The last lines written are the ones cached: read them before other fills evict them.
+        std::vector<char> tail(8 * 4096);
+        ASSERT_EQ(tier->pread(h, tail.data(), tail.size(), 56 * 4096), 8 * 4096);
+        EXPECT_TRUE(std::equal(tail.begin(), tail.end(), expected.begin() + 56 * 4096))
+            << "truncated to " << end;
+        EXPECT_EQ(read_all(*tier, h), expected) << "truncated to " << end;
+    }
+    ASSERT_EQ(tier->fsync(h), 0);
+    EXPECT_EQ(read_file(dir / "large.dat"), expected);
 }
 
 TEST(Engine, TruncateDuringWriteBackNeverBringsDataBack) {

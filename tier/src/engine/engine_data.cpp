@@ -173,33 +173,47 @@ void Engine::wait_for_dirty_room() {
                                        .count());
 }
 
+// With mutex_ held: pins every line of `file` from `first_line` on that is in the index (filled
+// or being filled), in slot order (the order in which ftruncate takes their data locks). It costs
+// the file's lines beyond first_line or, when those are more, one pass over the cache's lines.
+std::vector<Slot> Engine::pin_lines_from_locked(const HomeFile& file, std::uint64_t first_line) {
+    std::vector<Slot> slots;
+    if (file.line_end <= first_line) return slots;
+    if (file.line_end - first_line <= lines_) {
+        for (std::uint64_t line = first_line; line < file.line_end; ++line)
+            if (const Slot* s = index_.find(key_of(file.id, line))) slots.push_back(*s);
+        std::sort(slots.begin(), slots.end());
+    } else {
+        for (Slot s = 0; s < lines_; ++s) {
+            const LineMeta& m = meta_[s];
+            if (m.file != file.id || m.line < first_line) continue;
+            if (const Slot* owner = index_.find(m.key); owner != nullptr && *owner == s)
+                slots.push_back(s);
+        }
+    }
+    for (const Slot s : slots)
+        ++meta_[s].pins;
+    return slots;
+}
+
 int Engine::ftruncate(int handle, off_t length) {
     Handle* h = nullptr;
     HomeFile* file = file_of(handle, &h);
     if (file == nullptr || !h->writable) return -EBADF;
     if (length < 0) return -EINVAL;
     if (abandoned_) return -EIO;
-    // No write-back of this file may be in flight (it would write truncated bytes home after the
-    // truncate) or start; then pin and lock every cached line at or beyond the new end.
+    // From here on no line of the file enters the cache (acquire waits) and no write-back of one
+    // starts (flush_slots skips them); the write-backs in flight finish first: one that had read a
+    // line's old bytes would write them home after the truncate. Then pin and lock every cached
+    // line at or beyond the new end, lines still being filled included (their fill read the old
+    // bytes).
     std::vector<Slot> slots;
     {
         std::unique_lock lock(mutex_);
-        file->truncating = true;
-        auto in_flight = [&] {
-            for (Slot s = 0; s < lines_; ++s)
-                if (meta_[s].flushing && meta_[s].file == file->id) return true;
-            return false;
-        };
-        while (in_flight())
-            changed_.wait_for(lock, std::chrono::milliseconds(10));
-        for (Slot s = 0; s < lines_; ++s) {
-            const LineMeta& m = meta_[s];
-            if (m.valid && m.file == file->id &&
-                static_cast<std::int64_t>((m.line + 1) * line_size_) > length) {
-                ++meta_[s].pins;
-                slots.push_back(s);
-            }
-        }
+        changed_.wait(lock, [&] { return !truncating_locked(file->id); });
+        truncating_.push_back(file->id);
+        changed_.wait(lock, [&] { return file->lines_in_writeback == 0; });
+        slots = pin_lines_from_locked(*file, static_cast<std::uint64_t>(length) / line_size_);
     }
     for (const Slot s : slots)
         data_locks_[s].lock();
@@ -226,6 +240,10 @@ int Engine::ftruncate(int handle, off_t length) {
             m.key = 0;
         }
         file->size = length;
+        // Every line of the file left in the index lies below the new end (no line entered since
+        // the pins above, and the partial line is the only one at or beyond them that stays).
+        file->line_end = std::min<std::uint64_t>(
+            file->line_end, (static_cast<std::uint64_t>(length) + line_size_ - 1) / line_size_);
         record = journal_->append_truncate(file->id, length);
     }
     int e = record < 0 ? static_cast<int>(record) : 0;
@@ -241,7 +259,7 @@ int Engine::ftruncate(int handle, off_t length) {
     if (e == 0) e = file->io->ftruncate(length);
     {
         std::lock_guard lock(mutex_);
-        file->truncating = false;
+        truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file->id));
         if (e == 0) file->home_size = length;
         for (const Slot s : slots) {
             data_locks_[s].unlock();

@@ -62,15 +62,19 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
         std::lock_guard lock(mutex_);
         for (const Slot s : slots) {
             LineMeta& m = meta_[s];
-            if (!m.valid || !m.dirty || m.flushing) continue;
+            // A truncate of the file waits for the write-backs in flight and lets none start.
+            if (!m.valid || !m.dirty || m.flushing || truncating_locked(m.file)) continue;
+            HomeFile* file;
             {
                 std::shared_lock files(files_mutex_, std::try_to_lock);
                 const auto f = files.owns_lock() ? files_.find(m.file) : files_.end();
                 if (f == files_.end()) continue; // next round
+                file = f->second.get();
             }
             m.flushing = true;
             ++m.pins;
-            claimed.push_back(Snapshot{s, m.key, 0, nullptr, 0, 0, nullptr});
+            ++file->lines_in_writeback;
+            claimed.push_back(Snapshot{s, m.key, 0, file, 0, 0, nullptr});
         }
     }
     if (claimed.empty()) return 0;
@@ -90,26 +94,18 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
             Snapshot& snap = claimed[i];
             snap.data = buffers[i - begin];
             data_locks_[snap.slot].lock_shared();
-            std::uint32_t file_id;
             {
                 std::lock_guard lock(mutex_);
                 const LineMeta& m = meta_[snap.slot];
-                if (!m.valid || !m.dirty ||
-                    m.key != snap.key) { // dropped (truncate) while we waited
+                // Claimed lines stay (they are pinned, and a truncate waits for them); this
+                // only guards the write-back against writing home a line it does not hold.
+                if (!m.valid || !m.dirty || m.key != snap.key) {
                     result[i - begin] = 1;
                     data_locks_[snap.slot].unlock_shared();
                     continue;
                 }
                 snap.generation = m.generation;
                 snap.start = static_cast<std::int64_t>(m.line * line_size_);
-                file_id = m.file;
-            }
-            {
-                std::shared_lock files(files_mutex_);
-                snap.file = files_.at(file_id).get();
-            }
-            {
-                std::lock_guard lock(mutex_);
                 snap.bytes = static_cast<std::size_t>(std::clamp<std::int64_t>(
                     snap.file->size - snap.start, 0, static_cast<std::int64_t>(line_size_)));
             }
@@ -229,6 +225,7 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
                     first_error = result[i - begin];
                 }
                 m.flushing = false;
+                --snap.file->lines_in_writeback;
                 unpin_locked(snap.slot);
                 staging_->release(snap.data);
             }
@@ -263,8 +260,10 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
                 return !m.valid || m.key != t.key || m.flushed_generation >= t.generation ||
                        !m.dirty;
             });
+            // A truncate drops the lines beyond its end; the others are claimed once it is done.
+            const bool truncating = truncating_locked(file_id);
             for (const Target& t : targets) {
-                if (meta_[t.slot].flushing)
+                if (meta_[t.slot].flushing || truncating)
                     others = true;
                 else
                     mine.push_back(t.slot);
@@ -328,7 +327,9 @@ void Engine::flusher_loop() {
                 }
                 if (!pressure && m.dirty_since > ripe) break; // the FIFO is oldest first
                 dirty_fifo_.pop_front();
-                if (m.flushing) { // someone else is writing it back; look again later
+                // Someone else is writing it back, or its file is being truncated: look again
+                // later.
+                if (m.flushing || truncating_locked(m.file)) {
                     dirty_fifo_.emplace_back(slot, token);
                     ++skipped;
                     continue;

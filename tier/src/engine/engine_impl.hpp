@@ -16,6 +16,7 @@
 #include "line_lock.hpp"
 #include "staging.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -62,7 +63,8 @@ struct HomeFile {
     std::int64_t size = 0;      // logical size, cached writes included
     std::int64_t home_size = 0; // size of the home file itself (lines beyond it need no fill)
     std::uint32_t handles = 0;
-    bool truncating = false; // (mutex_) write-backs of this file's lines must not start
+    std::uint64_t lines_in_writeback = 0; // (mutex_) claimed by flush_slots and not yet finished
+    std::uint64_t line_end = 0; // (mutex_) every line of the file in the index lies below it
     std::atomic<std::uint64_t> write_generation{0}; // invalidates prefetches that raced a write
     std::mutex append_mutex;
 };
@@ -142,6 +144,7 @@ private:
     ssize_t write_range(Handle& handle, HomeFile& file, const char* buffer, std::size_t count,
                         off_t offset);
     void wait_for_dirty_room();
+    std::vector<Slot> pin_lines_from_locked(const HomeFile& file, std::uint64_t first_line);
 
     // --- engine_flush.cpp
     int flush_slots(const std::vector<Slot>& slots);
@@ -203,6 +206,12 @@ private:
             const LineMeta& m = meta_[slot];
             if (m.valid && m.dirty && m.dirty_token == token) visit(slot, m);
         }
+    }
+    // Files being truncated (Engine::ftruncate, one truncate per file at a time): none of their
+    // lines enters the cache or starts a write-back until it is done. Usually empty.
+    std::vector<std::uint32_t> truncating_;
+    bool truncating_locked(std::uint32_t file) const {
+        return std::find(truncating_.begin(), truncating_.end(), file) != truncating_.end();
     }
     std::uint64_t dirty_count_ = 0;
     std::uint64_t dirty_tokens_ = 0;

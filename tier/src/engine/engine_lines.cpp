@@ -151,6 +151,11 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
     const Access access{key, 1, never_again};
     std::unique_lock lock(mutex_);
     for (;;) {
+        // A truncate of the file is one step for this thread: before it or after it.
+        if (truncating_locked(file.id)) {
+            changed_.wait(lock, [&] { return !truncating_locked(file.id); });
+            continue;
+        }
         if (const std::uint32_t* found = index_.find(key)) {
             const Slot slot = *found;
             LineMeta& m = meta_[slot];
@@ -177,7 +182,8 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
         policy_->on_miss(access);
         Slot slot;
         if (const int e = take_slot(lock, slot); e < 0) return e;
-        if (index_.contains(key)) { // another thread brought the line in while we waited
+        // Another thread brought the line in while we waited, or a truncate of the file began.
+        if (index_.contains(key) || truncating_locked(file.id)) {
             meta_[slot].in_free_list = true;
             free_.push_back(slot);
             continue;
@@ -191,6 +197,7 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
         m.line = line;
         m.pins = 1;
         index_.put(key, slot);
+        file.line_end = std::max(file.line_end, line + 1);
         policy_->on_insert(slot, access);
         // Unpinned until now, so nobody holds or waits for its data lock: try_lock succeeds (and
         // keeps the order data lock -> mutex_ everywhere else free of a real inversion).

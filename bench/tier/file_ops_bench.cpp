@@ -1,0 +1,78 @@
+// fsync and ftruncate through the engine, in caches of 2^18 and 2^20 lines (1 and 4 GiB of 4 KiB
+// lines) on tmpfs, so that the time is the engine's own. Both cost the file's own lines, not the
+// cache's: fsync finds the file's dirty lines in the flusher's FIFO, ftruncate looks up the lines
+// beyond the new end in the index. Each used to scan every line's metadata under the engine's lock
+// (docs/performance.md, "fsync in a large cache", "ftruncate in a large cache").
+#define CATCH_CONFIG_MAIN
+#include "iosig/tier/engine.hpp"
+
+#include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <filesystem>
+#include <fmt/format.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace iosig::tier;
+
+namespace {
+
+std::filesystem::path scratch() {
+    const std::filesystem::path dir =
+        std::filesystem::path(std::filesystem::exists("/dev/shm") ? "/dev/shm" : "/tmp") /
+        fmt::format("iosig-file-ops-bench-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+} // namespace
+
+TierConfig large_cache(const std::filesystem::path& dir, std::uint64_t lines) {
+    TierConfig config;
+    config.cache_file = dir / "cache.tier";
+    config.line_size = 4096;
+    config.cache_size = lines * config.line_size;
+    config.policy = "lru";
+    config.sequential_cutoff = 0;
+    return config;
+}
+
+constexpr std::uint64_t cache_lines[] = {std::uint64_t{1} << 18, std::uint64_t{1} << 20};
+
+TEST_CASE("fsync of one written line") {
+    const std::filesystem::path dir = scratch();
+    std::vector<char> line(4096, 'x');
+    for (const std::uint64_t lines : cache_lines) {
+        auto tier = TierCache::open(large_cache(dir, lines));
+        const int h = tier->open_file(dir / "home.dat", O_RDWR | O_CREAT);
+        REQUIRE(h >= 0);
+        off_t at = 0;
+        BENCHMARK(fmt::format("pwrite 4 KiB + fsync, {} lines", lines)) {
+            REQUIRE(tier->pwrite(h, line.data(), line.size(), at) ==
+                    static_cast<ssize_t>(line.size()));
+            at = (at + 4096) % (1 << 26);
+            return tier->fsync(h);
+        };
+        tier->close(h);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// A log cut back after every few records: 16 KiB written (4 lines), then truncated to 0.
+TEST_CASE("ftruncate of a small file") {
+    const std::filesystem::path dir = scratch();
+    std::vector<char> record(4 * 4096, 'x');
+    for (const std::uint64_t lines : cache_lines) {
+        auto tier = TierCache::open(large_cache(dir, lines));
+        const int h = tier->open_file(dir / "log.dat", O_RDWR | O_CREAT);
+        REQUIRE(h >= 0);
+        BENCHMARK(fmt::format("pwrite 16 KiB + ftruncate to 0, {} lines", lines)) {
+            REQUIRE(tier->pwrite(h, record.data(), record.size(), 0) ==
+                    static_cast<ssize_t>(record.size()));
+            return tier->ftruncate(h, 0);
+        };
+        tier->close(h);
+    }
+    std::filesystem::remove_all(dir);
+}

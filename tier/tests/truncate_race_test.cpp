@@ -1,0 +1,152 @@
+// ftruncate racing the engine's other work on the same file: fills for readers and the flusher's
+// write-backs. A truncate is one step for everyone else: no line it removes comes back, neither in
+// the cache (a fill that read the old bytes) nor in the home file (a write-back that read them).
+#include "engine_fixture.hpp"
+
+#include <atomic>
+#include <gtest/gtest.h>
+#include <random>
+#include <thread>
+
+namespace iosig::tier {
+namespace {
+
+using test_support::pattern;
+using test_support::read_file;
+using test_support::ScratchDir;
+using test_support::small_config;
+using test_support::write_file;
+
+constexpr std::size_t line = 4096;
+
+// A thread reading random single lines of the first `lines` lines of `h` until it is stopped.
+class RandomReader {
+public:
+    RandomReader(TierCache& tier, int h, std::size_t lines, unsigned seed)
+        : thread_([&tier, h, lines, seed, this] {
+              std::mt19937 rng(seed);
+              std::vector<char> buffer(line);
+              while (!stop_.load()) {
+                  const auto offset = static_cast<off_t>((rng() % lines) * line);
+                  if (tier.pread(h, buffer.data(), line, offset) < 0) errors_.fetch_add(1);
+                  reads_.fetch_add(1);
+              }
+          }) {}
+    ~RandomReader() { stop(); }
+    void stop() {
+        stop_ = true;
+        if (thread_.joinable()) thread_.join();
+    }
+    std::uint64_t reads() const { return reads_.load(); }
+    std::uint64_t errors() const { return errors_.load(); }
+
+private:
+    std::atomic<bool> stop_{false};
+    std::atomic<std::uint64_t> reads_{0}, errors_{0};
+    std::thread thread_;
+};
+
+bool all_zero(const std::vector<char>& bytes) {
+    return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+}
+
+// A reader keeps missing (it has read few of the file's 256 lines yet) and each fill reads the slow
+// home file, so a truncate almost always finds a fill under way. When the file grows back, every
+// byte must read as zero: a fill that read the old bytes and stayed in the cache would return them.
+// The cache holds the whole file, so such a line would still be there when it is read back.
+TEST(TruncateRace, ALineFilledWhileTheFileIsTruncatedIsNotKept) {
+    constexpr std::size_t file_lines = 256;
+    std::uint64_t reads_during_truncates = 0;
+    for (unsigned round = 0; round < 12; ++round) {
+        ScratchDir dir;
+        auto config = small_config(dir, file_lines);
+        config.faults = std::make_shared<IoFaults>();
+        config.faults->slow_down_reads(FileRole::home, std::chrono::microseconds(300));
+        // The truncate's journal record takes a while: fills that read the old bytes meanwhile
+        // finish before the home file is cut.
+        config.faults->slow_down(FileRole::journal, std::chrono::microseconds(2000));
+        const auto home = dir / "filled.dat";
+        write_file(home, pattern(file_lines * line, round + 1));
+        auto tier = TierCache::open(config);
+        const int h = tier->open_file(home, O_RDWR);
+        ASSERT_GE(h, 0);
+        RandomReader reader(*tier, h, file_lines, round + 100);
+        usleep(2000 + (round % 4) * 700);
+        const std::uint64_t before = reader.reads();
+        ASSERT_EQ(tier->ftruncate(h, 0), 0);
+        ASSERT_EQ(tier->ftruncate(h, static_cast<off_t>(file_lines * line)), 0);
+        reader.stop();
+        reads_during_truncates += reader.reads() - before;
+        EXPECT_EQ(reader.errors(), 0u);
+        std::vector<char> got(file_lines * line);
+        ASSERT_EQ(tier->pread(h, got.data(), got.size(), 0), static_cast<ssize_t>(got.size()));
+        EXPECT_TRUE(all_zero(got)) << "round " << round << ": old bytes came back from the cache";
+        ASSERT_EQ(tier->close(h), 0);
+        EXPECT_TRUE(all_zero(read_file(home))) << "round " << round;
+    }
+    EXPECT_GT(reads_during_truncates, 0u) << "the reader ran alongside the truncates";
+}
+
+// Who writes the dirty lines home while the file is truncated.
+enum class WriteBack { flusher, fsync_thread };
+
+// A reader holds some of the lines (slow cache reads keep its shared lock for 5 ms), so a truncate
+// waits for data locks with its lines still dirty, and meanwhile they are written back: by the
+// flusher (due after 1 ms) or by another thread's fsync. No write-back of a line the truncate
+// removes may reach the home file after it, and the engine's count of dirty lines must stay exact
+// (a line cleaned twice wraps it around).
+void truncate_while_written_back(WriteBack who) {
+    constexpr std::size_t file_lines = 16;
+    for (unsigned round = 0; round < 12; ++round) {
+        ScratchDir dir;
+        auto config = small_config(dir, 32);
+        if (who == WriteBack::flusher) config.writeback_delay = 0.001;
+        config.max_dirty_lines = 32; // no pressure: the lines wait for their delay
+        config.faults = std::make_shared<IoFaults>();
+        config.faults->slow_down_reads(FileRole::cache, std::chrono::microseconds(5000));
+        config.faults->slow_down(FileRole::home, std::chrono::microseconds(300));
+        const auto home = dir / "flushed.dat";
+        {
+            auto tier = TierCache::open(config);
+            const int h = tier->open_file(home, O_RDWR | O_CREAT);
+            const auto data = pattern(file_lines * line, round + 7);
+            ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0),
+                      static_cast<ssize_t>(data.size()));
+            RandomReader reader(*tier, h, file_lines, round + 200);
+            std::atomic<bool> stop{false};
+            std::atomic<int> fsync_errors{0};
+            std::thread syncer;
+            if (who == WriteBack::fsync_thread)
+                syncer = std::thread([&] {
+                    usleep(500 + (round % 4) * 500);
+                    while (!stop.load())
+                        if (tier->fsync(h) < 0) fsync_errors.fetch_add(1);
+                });
+            usleep((round % 4) * 500);
+            ASSERT_EQ(tier->ftruncate(h, 0), 0);
+            EXPECT_EQ(tier->stats().dirty_lines, 0u) << "round " << round;
+            ASSERT_EQ(tier->ftruncate(h, static_cast<off_t>(file_lines * line)), 0);
+            stop = true;
+            if (syncer.joinable()) syncer.join();
+            reader.stop();
+            EXPECT_EQ(reader.errors(), 0u);
+            EXPECT_EQ(fsync_errors.load(), 0);
+            ASSERT_EQ(tier->close(h), 0);
+            EXPECT_EQ(tier->stats().dirty_lines, 0u) << "round " << round;
+        } // the engine is gone: no write-back can still be on its way
+        const auto bytes = read_file(home);
+        ASSERT_EQ(bytes.size(), file_lines * line) << "round " << round;
+        EXPECT_TRUE(all_zero(bytes)) << "round " << round << ": a write-back brought data back";
+    }
+}
+
+TEST(TruncateRace, NoWriteBackByTheFlusherLandsAfterTheTruncate) {
+    truncate_while_written_back(WriteBack::flusher);
+}
+
+TEST(TruncateRace, NoWriteBackByAnotherThreadsFsyncLandsAfterTheTruncate) {
+    truncate_while_written_back(WriteBack::fsync_thread);
+}
+
+} // namespace
+} // namespace iosig::tier
