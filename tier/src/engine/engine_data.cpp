@@ -88,24 +88,35 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             std::min<std::size_t>(line_size_ - in, static_cast<std::size_t>(end - pos));
         const Key key = key_of(file.id, line);
         const char* data = in_buffer + (pos - offset);
-        bool resident;
+        bool past_cache;
         {
             std::lock_guard lock(mutex_);
-            resident = index_.contains(key);
+            past_cache = direct && !index_.contains(key);
+            // Until this write is home no fill may bring the line in: it could read the old bytes
+            // and keep them after the write has returned (acquire waits).
+            if (past_cache) home_writes_.push_back(key);
         }
         invalidate_prefetched(key);
         ++file.write_generation;
         Lease lease;
         int e = -EAGAIN;
-        if (!direct || resident)
+        if (!past_cache)
             e = acquire(file, line, Mode::write, in != 0 || chunk != line_size_, lease);
         if (e < 0) {
             // Bypass, or no room in the cache: write home as the program would have, through the
             // page cache unless it opened the file O_DIRECT; there the kernel merges a sequential
             // stream into large writes (fsync syncs the home file, so durability is the same).
             const ssize_t n = file.io->pwrite(data, chunk, pos, h.past_cache);
-            if (n < 0) return n;
+            // What was read from home while the write was under way is stale: fill runs and
+            // prefetches see the generation move, and a copy already prefetched is dropped.
+            ++file.write_generation;
+            invalidate_prefetched(key);
             std::lock_guard lock(mutex_);
+            if (past_cache) {
+                home_writes_.erase(std::find(home_writes_.begin(), home_writes_.end(), key));
+                changed_.notify_all();
+            }
+            if (n < 0) return n;
             file.home_size =
                 std::max<std::int64_t>(file.home_size, pos + static_cast<off_t>(chunk));
             file.size = std::max<std::int64_t>(file.size, file.home_size);

@@ -213,6 +213,12 @@ private:
     bool truncating_locked(std::uint32_t file) const {
         return std::find(truncating_.begin(), truncating_.end(), file) != truncating_.end();
     }
+    // Lines being written home past the cache (the sequential bypass) right now, one entry per
+    // write: none of them enters the cache until its write is home. Usually a few.
+    std::vector<Key> home_writes_;
+    bool writing_home_locked(Key key) const {
+        return std::find(home_writes_.begin(), home_writes_.end(), key) != home_writes_.end();
+    }
     std::uint64_t dirty_count_ = 0;
     std::uint64_t dirty_tokens_ = 0;
     std::size_t slot_waiters_ = 0; // threads waiting in take_slot() for an evictable line

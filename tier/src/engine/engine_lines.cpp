@@ -179,11 +179,16 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
             unpin_locked(slot);
             continue;
         }
+        if (writing_home_locked(key)) { // a fill now could read the bytes it is replacing
+            changed_.wait(lock, [&] { return !writing_home_locked(key); });
+            continue;
+        }
         policy_->on_miss(access);
         Slot slot;
         if (const int e = take_slot(lock, slot); e < 0) return e;
-        // Another thread brought the line in while we waited, or a truncate of the file began.
-        if (index_.contains(key) || truncating_locked(file.id)) {
+        // Another thread brought the line in while we waited, a truncate of the file began, or
+        // a write of the line past the cache.
+        if (index_.contains(key) || truncating_locked(file.id) || writing_home_locked(key)) {
             meta_[slot].in_free_list = true;
             free_.push_back(slot);
             continue;
