@@ -88,21 +88,27 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             std::min<std::size_t>(line_size_ - in, static_cast<std::size_t>(end - pos));
         const Key key = key_of(file.id, line);
         const char* data = in_buffer + (pos - offset);
-        bool past_cache;
-        {
-            std::lock_guard lock(mutex_);
-            past_cache = direct && !index_.contains(key);
-            // Until this write is home no fill may bring the line in: it could read the old bytes
-            // and keep them after the write has returned (acquire waits).
-            if (past_cache) home_writes_.push_back(key);
-        }
         invalidate_prefetched(key);
         ++file.write_generation;
+        // A write home past the cache (the bypass, or a line the cache refused) is listed in
+        // home_writes_ in the same step as the line is found not cached: until it is home no fill
+        // may bring the line in, as it could read the old bytes and keep them after this write
+        // has returned (acquire waits).
         Lease lease;
-        int e = -EAGAIN;
-        if (!past_cache)
-            e = acquire(file, line, Mode::write, in != 0 || chunk != line_size_, lease);
-        if (e < 0) {
+        bool past_cache = false;
+        for (bool refused = false;;) {
+            {
+                std::lock_guard lock(mutex_);
+                if ((direct || refused) && !index_.contains(key)) {
+                    home_writes_.push_back(key);
+                    past_cache = true;
+                    break;
+                }
+            }
+            if (acquire(file, line, Mode::write, in != 0 || chunk != line_size_, lease) == 0) break;
+            refused = true; // home, unless another thread has cached the line meanwhile
+        }
+        if (past_cache) {
             // Bypass, or no room in the cache: write home as the program would have, through the
             // page cache unless it opened the file O_DIRECT; there the kernel merges a sequential
             // stream into large writes (fsync syncs the home file, so durability is the same).
@@ -112,10 +118,8 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             ++file.write_generation;
             invalidate_prefetched(key);
             std::lock_guard lock(mutex_);
-            if (past_cache) {
-                home_writes_.erase(std::find(home_writes_.begin(), home_writes_.end(), key));
-                changed_.notify_all();
-            }
+            home_writes_.erase(std::find(home_writes_.begin(), home_writes_.end(), key));
+            changed_.notify_all();
             if (n < 0) return n;
             file.home_size =
                 std::max<std::int64_t>(file.home_size, pos + static_cast<off_t>(chunk));
