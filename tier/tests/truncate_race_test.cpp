@@ -87,6 +87,99 @@ TEST(TruncateRace, ALineFilledWhileTheFileIsTruncatedIsNotKept) {
     EXPECT_GT(reads_during_truncates, 0u) << "the reader ran alongside the truncates";
 }
 
+// A writer streams lines 0 and 1 of an empty file with a 1-line cutoff, so line 1 goes home past
+// the cache, slowly (4 ms); the file is truncated to 0 meanwhile. The write is wholly before the
+// truncate (the file is empty) or wholly after it (two lines, line 1 the writer's): never a file
+// whose size counts line 1 while its bytes read as zeros. Here the write is usually under way
+// when the truncate begins, and the truncate must wait for it.
+TEST(TruncateRace, AWriteHomePastTheCacheIsWhollyBeforeOrAfterTheTruncate) {
+    for (unsigned round = 0; round < 12; ++round) {
+        ScratchDir dir;
+        auto config = small_config(dir);
+        config.sequential_cutoff = line;
+        config.faults = std::make_shared<IoFaults>();
+        config.faults->slow_down(FileRole::home, std::chrono::microseconds(4000));
+        // Each journal record takes 3 ms: a write home that starts as the truncate begins its
+        // records lands between the truncate taking the new size and cutting the home file.
+        config.faults->slow_down(FileRole::journal, std::chrono::microseconds(3000));
+        const auto home = dir / "streamed.dat";
+        const auto data = pattern(2 * line, round + 300);
+        std::vector<char> got;
+        {
+            auto tier = TierCache::open(config);
+            const int h = tier->open_file(home, O_RDWR | O_CREAT);
+            std::thread stream([&] {
+                EXPECT_EQ(tier->pwrite(h, data.data(), line, 0), static_cast<ssize_t>(line));
+                EXPECT_EQ(tier->pwrite(h, data.data() + line, line, line),
+                          static_cast<ssize_t>(line));
+            });
+            usleep(300 + round * 350); // before, during and after line 0
+            ASSERT_EQ(tier->ftruncate(h, 0), 0);
+            stream.join();
+            got.resize(static_cast<std::size_t>(tier->file_size(h)));
+            ASSERT_EQ(tier->pread(h, got.data(), got.size(), 0), static_cast<ssize_t>(got.size()));
+            ASSERT_EQ(tier->close(h), 0);
+        }
+        if (!got.empty()) { // the truncate came first
+            ASSERT_EQ(got.size(), 2 * line) << "round " << round;
+            EXPECT_TRUE(std::equal(got.begin() + line, got.end(), data.begin() + line))
+                << "round " << round << ": line 1 lost the write";
+        }
+        EXPECT_EQ(read_file(home), got) << "round " << round;
+    }
+}
+
+// The other order: a reader holds line 0 (slow cache reads keep its shared lock for 5 ms), so the
+// truncate to 0 has begun and waits for that line when the writer's line 1 (past the cache, 4 ms)
+// starts. The write must wait for the truncate: written meanwhile, it lands between the truncate
+// taking the new size and cutting the home file (its records take 3 ms), and the file counted
+// line 1 while its bytes read as zeros.
+TEST(TruncateRace, AWriteHomePastTheCacheWaitsForATruncateUnderWay) {
+    for (unsigned round = 0; round < 6; ++round) {
+        ScratchDir dir;
+        auto config = small_config(dir);
+        config.sequential_cutoff = line;
+        config.faults = std::make_shared<IoFaults>();
+        config.faults->slow_down(FileRole::home, std::chrono::microseconds(4000));
+        config.faults->slow_down(FileRole::journal, std::chrono::microseconds(3000));
+        config.faults->slow_down_reads(FileRole::cache, std::chrono::microseconds(5000));
+        const auto home = dir / "held.dat";
+        write_file(home, pattern(line, round + 400));
+        const auto data = pattern(line, round + 500);
+        std::vector<char> got;
+        {
+            auto tier = TierCache::open(config);
+            const int writer = tier->open_file(home, O_RDWR);
+            const int reader = tier->open_file(home, O_RDONLY);
+            // The writer's stream reaches line 1 with 1 byte in line 0: line 1 is past the cutoff.
+            ASSERT_EQ(tier->pwrite(writer, "x", 1, line - 1), 1);
+            std::vector<char> held(line);
+            std::thread hold([&] {
+                EXPECT_EQ(tier->pread(reader, held.data(), line, 0), static_cast<ssize_t>(line));
+            });
+            std::thread stream([&] {
+                usleep(2000);
+                EXPECT_EQ(tier->pwrite(writer, data.data(), line, line),
+                          static_cast<ssize_t>(line));
+            });
+            usleep(1000);
+            ASSERT_EQ(tier->ftruncate(writer, 0), 0);
+            hold.join();
+            stream.join();
+            got.resize(static_cast<std::size_t>(tier->file_size(writer)));
+            ASSERT_EQ(tier->pread(writer, got.data(), got.size(), 0),
+                      static_cast<ssize_t>(got.size()));
+            ASSERT_EQ(tier->close(writer), 0);
+            ASSERT_EQ(tier->close(reader), 0);
+        }
+        ASSERT_EQ(got.size(), 2 * line) << "round " << round << ": the write comes after";
+        EXPECT_TRUE(std::all_of(got.begin(), got.begin() + line, [](char c) { return c == 0; }));
+        EXPECT_TRUE(std::equal(got.begin() + line, got.end(), data.begin()))
+            << "round " << round << ": line 1 lost the write";
+        EXPECT_EQ(read_file(home), got) << "round " << round;
+    }
+}
+
 // Who writes the dirty lines home while the file is truncated.
 enum class WriteBack { flusher, fsync_thread };
 

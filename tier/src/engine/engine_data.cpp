@@ -93,12 +93,14 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
         // A write home past the cache (the bypass, or a line the cache refused) is listed in
         // home_writes_ in the same step as the line is found not cached: until it is home no fill
         // may bring the line in, as it could read the old bytes and keep them after this write
-        // has returned (acquire waits).
+        // has returned (acquire waits), and no truncate of the file may begin (it comes wholly
+        // before or after the write, and waits for the listed ones).
         Lease lease;
         bool past_cache = false;
         for (bool refused = false;;) {
             {
-                std::lock_guard lock(mutex_);
+                std::unique_lock lock(mutex_);
+                changed_.wait(lock, [&] { return !truncating_locked(file.id); });
                 if ((direct || refused) && !index_.contains(key)) {
                     home_writes_.push_back(key);
                     past_cache = true;
@@ -217,9 +219,10 @@ int Engine::ftruncate(int handle, off_t length) {
     if (file == nullptr || !h->writable) return -EBADF;
     if (length < 0) return -EINVAL;
     if (abandoned_) return -EIO;
-    // From here on no line of the file enters the cache (acquire waits) and no write-back of one
-    // starts (flush_slots skips them); the write-backs in flight finish first: one that had read a
-    // line's old bytes would write them home after the truncate. Then pin and lock every cached
+    // From here on no line of the file enters the cache (acquire waits), no write-back of one
+    // starts (flush_slots skips them) and no write past the cache (write_range waits); those in
+    // flight finish first: a write-back that had read a line's old bytes would write them home
+    // after the truncate. Then pin and lock every cached
     // line at or beyond the new end, lines still being filled included (their fill read the old
     // bytes).
     std::vector<Slot> slots;
@@ -227,7 +230,11 @@ int Engine::ftruncate(int handle, off_t length) {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return !truncating_locked(file->id); });
         truncating_.push_back(file->id);
-        changed_.wait(lock, [&] { return file->lines_in_writeback == 0; });
+        changed_.wait(lock, [&] {
+            return file->lines_in_writeback == 0 &&
+                   std::none_of(home_writes_.begin(), home_writes_.end(),
+                                [&](Key key) { return (key >> line_bits) == file->id; });
+        });
         slots = pin_lines_from_locked(*file, static_cast<std::uint64_t>(length) / line_size_);
     }
     for (const Slot s : slots)
@@ -255,6 +262,9 @@ int Engine::ftruncate(int handle, off_t length) {
             m.key = 0;
         }
         file->size = length;
+        // The home file's bytes from the new end on are no longer the file's, cut yet or not:
+        // a fill never reads them (nor would it if cutting the home file failed).
+        file->home_size = length;
         // Every line of the file left in the index lies below the new end (no line entered since
         // the pins above, and the partial line is the only one at or beyond them that stays).
         file->line_end = std::min<std::uint64_t>(
@@ -275,7 +285,6 @@ int Engine::ftruncate(int handle, off_t length) {
     {
         std::lock_guard lock(mutex_);
         truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file->id));
-        if (e == 0) file->home_size = length;
         for (const Slot s : slots) {
             data_locks_[s].unlock();
             unpin_locked(s);
