@@ -180,6 +180,52 @@ TEST(TruncateRace, AWriteHomePastTheCacheWaitsForATruncateUnderWay) {
     }
 }
 
+// An append goes at the end of the file as it is when the append happens: one that began before a
+// truncate and wrote after it would leave a hole of zeros where the cut bytes were. The appender
+// adds 100-byte records of non-zero bytes while the file is cut to 0 now and then; a reader holds
+// line 0 meanwhile (5 ms cache reads), so each truncate is under way long enough for an append
+// to begin. The file is whole records at every moment, so no byte of it is ever zero.
+TEST(TruncateRace, AnAppendIsWhollyBeforeOrAfterATruncate) {
+    ScratchDir dir;
+    auto config = small_config(dir);
+    config.faults = std::make_shared<IoFaults>();
+    config.faults->slow_down_reads(FileRole::cache, std::chrono::microseconds(5000));
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(dir / "log.dat", O_RDWR | O_CREAT);
+    const int reader = tier->open_file(dir / "log.dat", O_RDONLY);
+    const std::vector<char> record(100, 'r');
+    std::atomic<bool> stop{false};
+    std::atomic<std::uint64_t> appended{0};
+    std::thread appender([&] {
+        while (!stop.load()) {
+            EXPECT_EQ(tier->append(h, record.data(), record.size()), 100);
+            appended.fetch_add(1);
+            usleep(100);
+        }
+    });
+    for (int cut = 0; cut < 8; ++cut) {
+        usleep(3000);
+        std::thread hold([&] {
+            std::vector<char> buffer(line);
+            EXPECT_GE(tier->pread(reader, buffer.data(), line, 0), 0);
+        });
+        usleep(500);
+        ASSERT_EQ(tier->ftruncate(h, 0), 0);
+        hold.join();
+    }
+    usleep(3000);
+    stop = true;
+    appender.join();
+    EXPECT_GT(appended.load(), 8u);
+    std::vector<char> got(static_cast<std::size_t>(tier->file_size(h)));
+    ASSERT_EQ(tier->pread(h, got.data(), got.size(), 0), static_cast<ssize_t>(got.size()));
+    EXPECT_EQ(got.size() % 100, 0u);
+    EXPECT_EQ(std::count(got.begin(), got.end(), 0), 0) << "a hole where cut bytes were";
+    ASSERT_EQ(tier->close(h), 0);
+    ASSERT_EQ(tier->close(reader), 0);
+    EXPECT_EQ(read_file(dir / "log.dat"), got);
+}
+
 // Who writes the dirty lines home while the file is truncated.
 enum class WriteBack { flusher, fsync_thread };
 

@@ -219,6 +219,8 @@ int Engine::ftruncate(int handle, off_t length) {
     if (file == nullptr || !h->writable) return -EBADF;
     if (length < 0) return -EINVAL;
     if (abandoned_) return -EIO;
+    // An append takes its offset and writes under this lock: it is wholly before or after.
+    std::lock_guard serial(file->append_mutex);
     // From here on no line of the file enters the cache (acquire waits), no write-back of one
     // starts (flush_slots skips them) and no write past the cache (write_range waits); those in
     // flight finish first: a write-back that had read a line's old bytes would write them home

@@ -66,7 +66,7 @@ struct HomeFile {
     std::uint64_t lines_in_writeback = 0; // (mutex_) claimed by flush_slots and not yet finished
     std::uint64_t line_end = 0; // (mutex_) every line of the file in the index lies below it
     std::atomic<std::uint64_t> write_generation{0}; // invalidates prefetches that raced a write
-    std::mutex append_mutex;
+    std::mutex append_mutex; // appends and truncates of the file, one at a time
 };
 
 // A read's demand fills (Engine::fill): the lines after a missing one that the same read covers
