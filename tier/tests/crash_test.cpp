@@ -239,6 +239,20 @@ TEST(CrashSafety, PowerLossAcrossJournalRewritesKeepsEveryAcknowledgedByte) {
     EXPECT_GT(rewrites, 40u) << "the journal must be rewritten during the workloads";
 }
 
+// A power cut at the N-th write of the workload, N at 200 points over it: every write and sync from
+// the N-th on fails, whatever the file, and then what was not synced is lost as above. Unlike the
+// sweeps above, where one side fails and the other goes on, this stops the engine in the middle of
+// each of its steps, e.g. between a line's data landing in the cache file and the sync that must
+// precede its DIRTY record (rule 1 in docs/tier.md, which fails here when removed).
+TEST(CrashSafety, APowerCutAtTheNthWriteLosesNoAcknowledgedByte) {
+    const auto [cache_writes, home_writes, rewrites] = count_writes();
+    const std::uint64_t writes = cache_writes + home_writes;
+    const SweepResult r = sweep({FileRole::cache, FileRole::journal, FileRole::home}, writes,
+                                std::max<std::uint64_t>(1, writes / 200));
+    EXPECT_GT(r.recovered_lines, 0u);
+    EXPECT_GT(r.acked_bytes, 0u);
+}
+
 TEST(CrashSafety, FailingTheNthCacheSideWriteAcrossJournalRewritesLosesNoAcknowledgedByte) {
     const auto [cache_writes, home_writes, rewrites] = count_writes(small_journal);
     ASSERT_GE(rewrites, 5u) << "the workload must rewrite the journal";
@@ -289,6 +303,49 @@ TEST(CrashSafety, AProcessCrashLosesNoWrittenByteAcrossJournalRewrites) {
     std::uint64_t rewrites = 0;
     expect_process_crash_keeps_every_write(small_journal, rewrites);
     EXPECT_GT(rewrites, 40u) << "the journal must be rewritten during the workloads";
+}
+
+// Rule 2 of docs/tier.md, one case at a time: a cache of 4 lines holds lines 4, 0, 2 and 3 (4 the
+// least recently used), fsynced: home, and their CLEAN records appended, line 4's last. A partial
+// write of line 1 then takes line 4's slot, fills it from home, and fails at the cache file before
+// its DIRTY record; the power is cut. Had the slot been refilled before line 4's CLEAN record was
+// durable, a journal that lost the record would still say the slot holds line 4, and recovery
+// would write line 1's old bytes over line 4's acknowledged ones.
+TEST(CrashSafety, ASlotIsRefilledOnlyOnceItsCleanRecordIsDurable) {
+    constexpr std::size_t line = 4096;
+    const std::vector<char> old_line1 = test_support::pattern(line, 2);
+    for (std::uint64_t seed = 1; seed <= 32; ++seed) {
+        ScratchDir dir;
+        const auto home = dir / "home.dat";
+        std::vector<char> initial(5 * line, 0);
+        std::copy(old_line1.begin(), old_line1.end(), initial.begin() + line);
+        test_support::write_file(home, initial);
+        auto faults = std::make_shared<IoFaults>();
+        TierConfig config = config_for(dir, faults);
+        config.cache_size = 4 * line;
+        config.writeback_delay = 3600;
+        std::vector<char> expected = initial;
+        {
+            auto tier = TierCache::open(config);
+            const int h = tier->open_file(home, O_RDWR);
+            for (const std::size_t l : {4, 0, 2, 3}) {
+                const auto data = test_support::pattern(line, static_cast<unsigned>(10 + l));
+                ASSERT_EQ(tier->pwrite(h, data.data(), line, static_cast<off_t>(l * line)),
+                          static_cast<ssize_t>(line));
+                std::copy(data.begin(), data.end(), expected.begin() + l * line);
+            }
+            ASSERT_EQ(tier->fsync(h), 0);
+            faults->fail_nth_write(2, {FileRole::cache}); // the fill lands, the data does not
+            const std::uint64_t cache_writes = faults->writes(FileRole::cache);
+            EXPECT_LT(tier->pwrite(h, "x", 1, line + 10), 0);
+            EXPECT_EQ(faults->writes(FileRole::cache) - cache_writes, 2u) << "fill, then data";
+            tier->abandon();
+        }
+        faults->crash(seed);
+        auto tier = TierCache::open(config_for(dir, nullptr));
+        EXPECT_EQ(read_file(home), expected)
+            << "seed " << seed << ": acknowledged bytes were overwritten by recovery";
+    }
 }
 
 TEST(CrashSafety, TornJournalTailIsIgnored) {

@@ -154,6 +154,13 @@ int File::ftruncate(off_t length) {
     return ::ftruncate(buffered_fd_, length) == 0 ? 0 : -errno;
 }
 
+int File::rename_to(const std::filesystem::path& to) {
+    if (::rename(path_.c_str(), to.c_str()) != 0) return -errno;
+    if (faults_) faults_->renamed(path_, to);
+    path_ = to;
+    return 0;
+}
+
 std::uint64_t room_for(const std::filesystem::path& file, std::error_code& error) {
     const auto space =
         std::filesystem::space(file.parent_path().empty() ? "." : file.parent_path(), error);
@@ -313,8 +320,12 @@ void IoFaults::crash(std::uint64_t seed) {
             }
         }
         struct stat st{};
+        // A file that grew since its last sync keeps a random part of its growth: an append-only
+        // log (the journal) keeps a prefix of its unsynced records, possibly ending in a torn one.
         if ((rng() & 1) && ::fstat(fd, &st) == 0 && st.st_size > v.synced_size) {
-            [[maybe_unused]] const int r = ::ftruncate(fd, v.synced_size);
+            const auto grown = static_cast<std::uint64_t>(st.st_size - v.synced_size);
+            const auto cut = v.synced_size + static_cast<off_t>(rng() % (grown + 1));
+            [[maybe_unused]] const int r = ::ftruncate(fd, cut);
         }
         ::close(fd);
         v = Volatile{};

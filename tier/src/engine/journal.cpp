@@ -283,10 +283,7 @@ int Journal::rewrite(const std::vector<std::pair<std::uint32_t, DirtyRecord>>& d
     }
     if (const int e = write_if_full(1); e < 0) return restore(e);
     if (const int e = file_->fdatasync(); e < 0) return restore(e);
-    std::error_code ec;
-    std::filesystem::rename(fresh, path_, ec);
-    if (ec) return restore(-ec.value());
-    if (faults_) faults_->renamed(fresh, path_);
+    if (const int e = file_->rename_to(path_); e < 0) return restore(e);
     // Make the rename durable: sync the directory.
     const int dir = ::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
                            O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -62,6 +62,9 @@ public:
     // instead. -ENOSPC when they do not fit.
     int reserve(off_t length);
     off_t size() const; // -errno on failure
+    // Renames the file over `to` (rename(2)); later IO names the file by its new path, also to
+    // the fault injector. 0 or -errno.
+    int rename_to(const std::filesystem::path& to);
 
     // The descriptor for io_uring, or -1 when writes must go through pwrite() (fault injection).
     int uring_fd() const;
@@ -95,8 +98,10 @@ public:
     std::uint64_t reads(FileRole role) const;
 
     // Simulates a power loss: every write not covered by a later fdatasync of its file is lost or
-    // kept, independently per 4 KiB block (probability 1/2, from `seed`); a file that grew since
-    // its last sync may shrink back. Affects files written through this object since its creation.
+    // kept, independently per 4 KiB block (probability 1/2, from `seed`), and a file that grew
+    // since its last sync may lose a random part of its growth, from a random point to its end, as
+    // a log loses the tail of its appends. Affects files written through this object since its
+    // creation.
     void crash(std::uint64_t seed);
     // `from` was renamed over `to` (the journal's rewrite): what was not yet synced of `from` is
     // now `to`'s, and what the replaced file held is gone with it.
