@@ -150,7 +150,7 @@ private:
     int flush_slots(const std::vector<Slot>& slots);
     int flush_file(std::uint32_t file, bool sync_home);
     void flusher_loop();
-    int compact_journal_locked();
+    int compact_journal(std::unique_lock<std::mutex>& lock);
 
     // --- engine_prefetch.cpp
     void request_prefetch(Handle& handle, HomeFile& file, std::uint64_t line);

@@ -1,6 +1,8 @@
 // The metadata journal (journal.hpp).
 #include "journal.hpp"
 
+#include "journal_format.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -9,36 +11,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include <vector>
-#include <zlib.h>
 
 namespace iosig::tier::detail {
+using namespace journal_format;
 namespace {
-
-enum Type : std::uint16_t { header = 1, file = 2, dirty = 3, clean = 4, size = 5, truncate = 6 };
-constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
-constexpr std::uint32_t version = 1;
-constexpr std::size_t head = 8; // crc + type + length
-
-#pragma pack(push, 1)
-struct HeaderPayload {
-    std::uint64_t magic, line_size, slots;
-    std::uint32_t version;
-};
-struct DirtyPayload {
-    std::uint32_t slot, file;
-    std::uint64_t line;
-    std::int64_t size;
-};
-struct SizePayload {
-    std::uint32_t file;
-    std::int64_t size;
-};
-#pragma pack(pop)
-
-std::uint32_t checksum(const char* data, std::size_t n) {
-    return static_cast<std::uint32_t>(
-        crc32(0, reinterpret_cast<const Bytef*>(data), static_cast<uInt>(n)));
-}
 
 template <class T>
 T load(const char* p) {
@@ -57,7 +33,7 @@ Journal::Journal(const std::filesystem::path& path, std::shared_ptr<IoFaults> fa
     if (!file_)
         throw std::runtime_error(fmt::format("{}: cannot open the tier journal: {}", path.string(),
                                              std::strerror(error)));
-    // The lock is on a file of its own: rewrite() replaces the journal's inode.
+    // The lock is on a file of its own: the rewrite replaces the journal's inode.
     lock_fd_ = ::open((path.string() + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
         if (lock_fd_ >= 0) ::close(lock_fd_);
@@ -153,27 +129,11 @@ std::int64_t Journal::append(std::uint16_t type, const void* payload, std::uint1
     return append_locked(type, payload, length);
 }
 
-namespace {
-
-// Appends one record, {crc32(type..payload), type, length, payload}, to `out`.
-void encode_record(std::vector<char>& out, std::uint16_t type, const void* payload,
-                   std::uint16_t length) {
-    const std::size_t at = out.size();
-    out.resize(at + head + length);
-    char* record = out.data() + at;
-    std::memcpy(record + 4, &type, 2);
-    std::memcpy(record + 6, &length, 2);
-    std::memcpy(record + head, payload, length);
-    const std::uint32_t crc = checksum(record + 4, 4u + length);
-    std::memcpy(record, &crc, 4);
-}
-
-} // namespace
-
 std::int64_t Journal::append_locked(std::uint16_t type, const void* payload, std::uint16_t length) {
     std::vector<char> record;
     encode_record(record, type, payload, length);
     if (const int e = write_locked(record); e < 0) return e;
+    if (rewriting_) tail_.insert(tail_.end(), record.begin(), record.end());
     return ++appended_;
 }
 
@@ -189,9 +149,7 @@ std::int64_t Journal::append_file(std::uint32_t id, const std::string& path) {
         std::lock_guard lock(append_mutex_);
         files_[id] = path;
     }
-    std::vector<char> payload(4 + path.size());
-    std::memcpy(payload.data(), &id, 4);
-    std::memcpy(payload.data() + 4, path.data(), path.size());
+    const std::vector<char> payload = file_payload(id, path);
     return append(file, payload.data(), static_cast<std::uint16_t>(payload.size()));
 }
 
@@ -235,63 +193,6 @@ int Journal::sync_locked() {
     }
     if (const int e = file_->fdatasync(); e < 0) return e;
     synced_ = std::max(synced_, target);
-    return 0;
-}
-
-int Journal::rewrite(const std::vector<std::pair<std::uint32_t, DirtyRecord>>& dirty_lines) {
-    std::lock_guard sync(sync_mutex_);
-    std::lock_guard lock(append_mutex_);
-    const std::filesystem::path fresh = path_.string() + ".new";
-    int error = 0;
-    auto next = File::open(fresh, O_RDWR | O_CREAT | O_TRUNC, 0600, FileRole::journal, false,
-                           faults_, error);
-    if (!next) return -error;
-    std::swap(file_, next);
-    const std::uint64_t old_end = end_;
-    end_ = 0;
-    auto restore = [&](int e) {
-        std::swap(file_, next);
-        end_ = old_end;
-        std::filesystem::remove(fresh);
-        return e;
-    };
-    // The records go out in writes of up to rewrite_chunk bytes, not one write each: the engine's
-    // lock is held while a rewrite lists hundreds of thousands of dirty lines.
-    constexpr std::size_t rewrite_chunk = 1 << 20;
-    std::vector<char> chunk;
-    chunk.reserve(rewrite_chunk + 4096);
-    const auto write_if_full = [&](std::size_t at_least) {
-        if (chunk.size() < at_least) return 0;
-        const int e = write_locked(chunk);
-        chunk.clear();
-        return e;
-    };
-    const HeaderPayload h{magic, line_size_, slots_, version};
-    encode_record(chunk, header, &h, sizeof h);
-    for (const auto& [id, name] : files_) {
-        std::vector<char> payload(4 + name.size());
-        std::memcpy(payload.data(), &id, 4);
-        std::memcpy(payload.data() + 4, name.data(), name.size());
-        encode_record(chunk, file, payload.data(), static_cast<std::uint16_t>(payload.size()));
-        if (const int e = write_if_full(rewrite_chunk); e < 0) return restore(e);
-    }
-    for (const auto& [slot, line] : dirty_lines) {
-        const auto it = sizes_.find(line.file);
-        const DirtyPayload d{slot, line.file, line.line, it == sizes_.end() ? 0 : it->second};
-        encode_record(chunk, dirty, &d, sizeof d);
-        if (const int e = write_if_full(rewrite_chunk); e < 0) return restore(e);
-    }
-    if (const int e = write_if_full(1); e < 0) return restore(e);
-    if (const int e = file_->fdatasync(); e < 0) return restore(e);
-    if (const int e = file_->rename_to(path_); e < 0) return restore(e);
-    // Make the rename durable: sync the directory.
-    const int dir = ::open(path_.parent_path().empty() ? "." : path_.parent_path().c_str(),
-                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-        ::fsync(dir);
-        ::close(dir);
-    }
-    synced_ = appended_;
     return 0;
 }
 

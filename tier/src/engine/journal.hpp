@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,10 +67,22 @@ public:
     int sync_to(std::int64_t sequence) {
         return sync_to(sequence, [] { return 0; });
     }
-    // Replaces the journal, atomically (write beside, sync, rename), by one that holds only the
-    // header, the files, their sizes and the given dirty lines (slot -> line, each slot once, in
-    // any order). Every record appended so far is durable when it returns 0.
-    int rewrite(const std::vector<std::pair<std::uint32_t, DirtyRecord>>& dirty);
+    // The rewrite (journal_rewrite.cpp): the journal is replaced, atomically (written beside,
+    // synced, renamed), by one that holds only the header, the files, their sizes, the lines still
+    // dirty and what was appended meanwhile. In two steps, so that the caller's lock is held only
+    // for the first:
+    // begin_rewrite() notes the files and sizes journaled so far and from then on keeps a copy of
+    // every record appended (the tail); the caller lists its dirty lines in the same step, with
+    // no append in between.
+    void begin_rewrite();
+    // Writes the new journal: the header, the noted files and sizes, `dirty` (slot -> line, each
+    // slot once, in any order), then, with appends held, the tail; runs `before` (the engine syncs
+    // the cache file there: no DIRTY record may be durable before its line's data), syncs it and
+    // renames it over the journal. Every record appended so far is durable when it returns 0; on
+    // failure the old journal, which every append still reached, stays. `held_seconds`: how long
+    // appends were held.
+    int finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyRecord>>& dirty,
+                       const std::function<int()>& before, double& held_seconds);
     std::int64_t appended() const;
     std::uint64_t bytes() const;
 
@@ -91,6 +104,13 @@ private:
     std::map<std::uint32_t, std::int64_t> sizes_; // the latest size each file was journaled with
     std::int64_t appended_ = 0;
     std::int64_t synced_ = 0;
+    // Between begin_rewrite and finish_rewrite (append_mutex_): the records appended since, and
+    // the files and sizes as they were.
+    bool rewriting_ = false;
+    std::vector<char> tail_;
+    std::map<std::uint32_t, std::string> rewrite_files_;
+    std::map<std::uint32_t, std::int64_t> rewrite_sizes_;
+    void end_rewrite_locked();
 };
 
 template <class Before>

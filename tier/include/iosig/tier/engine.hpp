@@ -80,8 +80,10 @@ struct TierStats {
     std::uint64_t prefetch_reads = 0; // home reads for the prefetches (adjacent lines share one)
     std::uint64_t dirty_lines = 0;    // now
     std::uint64_t journal_syncs = 0;
-    std::uint64_t journal_rewrites = 0;         // compactions to the lines still dirty
-    double longest_journal_rewrite_seconds = 0; // the engine's lock is held for a rewrite
+    std::uint64_t journal_rewrites = 0; // compactions to the lines still dirty
+    // The longest a journal rewrite kept the engine's other work out at a stretch: the engine's
+    // lock while it lists a batch of dirty lines, or the journal's appends held at its end.
+    double longest_journal_rewrite_seconds = 0;
     std::uint64_t home_syncs = 0;   // fdatasync of a home file after a batch of write-backs
     double writer_wait_seconds = 0; // writers' time waiting for room under max_dirty_lines
     int numa_node = -1;             // where the staging memory is (-1: not placed)

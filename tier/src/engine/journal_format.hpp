@@ -1,0 +1,60 @@
+// The journal's records on disk (journal.hpp): {u32 crc32(type..payload), u16 type, u16 length,
+// payload}, shared by the appends and replay (journal.cpp) and the rewrite (journal_rewrite.cpp).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <zlib.h>
+
+namespace iosig::tier::detail::journal_format {
+
+enum Type : std::uint16_t { header = 1, file = 2, dirty = 3, clean = 4, size = 5, truncate = 6 };
+inline constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
+inline constexpr std::uint32_t version = 1;
+inline constexpr std::size_t head = 8; // crc + type + length
+
+#pragma pack(push, 1)
+struct HeaderPayload {
+    std::uint64_t magic, line_size, slots;
+    std::uint32_t version;
+};
+struct DirtyPayload {
+    std::uint32_t slot, file;
+    std::uint64_t line;
+    std::int64_t size;
+};
+struct SizePayload {
+    std::uint32_t file;
+    std::int64_t size;
+};
+#pragma pack(pop)
+
+inline std::uint32_t checksum(const char* data, std::size_t n) {
+    return static_cast<std::uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(data), static_cast<uInt>(n)));
+}
+
+// Appends one record to `out`.
+inline void encode_record(std::vector<char>& out, std::uint16_t type, const void* payload,
+                          std::uint16_t length) {
+    const std::size_t at = out.size();
+    out.resize(at + head + length);
+    char* record = out.data() + at;
+    std::memcpy(record + 4, &type, 2);
+    std::memcpy(record + 6, &length, 2);
+    std::memcpy(record + head, payload, length);
+    const std::uint32_t crc = checksum(record + 4, 4u + length);
+    std::memcpy(record, &crc, 4);
+}
+
+// A FILE record's payload: the id, then the home path's bytes.
+inline std::vector<char> file_payload(std::uint32_t id, const std::string& path) {
+    std::vector<char> payload(4 + path.size());
+    std::memcpy(payload.data(), &id, 4);
+    std::memcpy(payload.data() + 4, path.data(), path.size());
+    return payload;
+}
+
+} // namespace iosig::tier::detail::journal_format
