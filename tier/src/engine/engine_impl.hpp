@@ -1,7 +1,7 @@
 // The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, recovery, shutdown),
 // engine_lines.cpp (line allocation, fills, leases), engine_data.cpp (the read/write paths),
-// engine_flush.cpp (write-back, fsync, the flusher thread) and engine_prefetch.cpp (the prefetch
-// buffer and its worker).
+// engine_flush.cpp (write-back, fsync, the flusher thread), engine_compaction.cpp (the journal's
+// rewrite) and engine_prefetch.cpp (the prefetch buffer and its worker).
 //
 // Locking, outermost first: files_mutex_ (home files and handles) -> mutex_ (line table, policy,
 // index, dirty accounting, journal appends) -> the per-line LineLock (line data in the cache
@@ -150,6 +150,7 @@ private:
     int flush_slots(const std::vector<Slot>& slots);
     int flush_file(std::uint32_t file, bool sync_home);
     void flusher_loop();
+    // --- engine_compaction.cpp
     int compact_journal(std::unique_lock<std::mutex>& lock);
 
     // --- engine_prefetch.cpp
