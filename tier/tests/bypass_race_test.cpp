@@ -8,9 +8,9 @@
 namespace iosig::tier {
 namespace {
 
+using test_support::past_cache_config;
 using test_support::pattern;
 using test_support::ScratchDir;
-using test_support::small_config;
 using test_support::write_file;
 
 constexpr std::size_t line = 4096;
@@ -24,10 +24,7 @@ TEST(BypassRace, AFillDuringABypassedWriteDoesNotKeepTheOldBytes) {
         ScratchDir dir;
         const auto home = dir / "stream.dat";
         write_file(home, pattern(2 * line, round + 1));
-        auto config = small_config(dir);
-        config.sequential_cutoff = line;
-        config.faults = std::make_shared<IoFaults>();
-        config.faults->slow_down(FileRole::home, std::chrono::microseconds(2000));
+        const auto config = past_cache_config(dir, line, std::chrono::microseconds(2000));
         auto tier = TierCache::open(config);
         const int writer = tier->open_file(home, O_RDWR);
         const int reader = tier->open_file(home, O_RDONLY);
@@ -61,10 +58,7 @@ TEST(BypassRace, AFillRunDuringABypassedWriteDoesNotKeepTheOldBytes) {
         ScratchDir dir;
         const auto home = dir / "stream.dat";
         write_file(home, pattern(3 * line, round + 1));
-        auto config = small_config(dir);
-        config.sequential_cutoff = 2 * line;
-        config.faults = std::make_shared<IoFaults>();
-        config.faults->slow_down(FileRole::home, std::chrono::microseconds(2000));
+        const auto config = past_cache_config(dir, 2 * line, std::chrono::microseconds(2000));
         auto tier = TierCache::open(config);
         const int writer = tier->open_file(home, O_RDWR);
         const int reader = tier->open_file(home, O_RDONLY);

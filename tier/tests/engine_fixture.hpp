@@ -3,6 +3,7 @@
 
 #include "iosig/tier/engine.hpp"
 
+#include <chrono>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -77,6 +78,20 @@ inline TierConfig small_config(const ScratchDir& dir, std::uint64_t lines = 16,
     c.policy = "lru";
     c.writeback_delay = 3600; // tests decide when data goes home
     c.sequential_cutoff = 0;
+    return c;
+}
+
+// small_config whose streams go past the cache after `cutoff` bytes, with every write to a home
+// file taking `home_write` first and every journal write `journal_write` (race tests widen their
+// windows with them).
+inline TierConfig past_cache_config(const ScratchDir& dir, std::uint64_t cutoff,
+                                    std::chrono::microseconds home_write,
+                                    std::chrono::microseconds journal_write = {}) {
+    TierConfig c = small_config(dir);
+    c.sequential_cutoff = cutoff;
+    c.faults = std::make_shared<IoFaults>();
+    c.faults->slow_down(FileRole::home, home_write);
+    if (journal_write.count() > 0) c.faults->slow_down(FileRole::journal, journal_write);
     return c;
 }
 

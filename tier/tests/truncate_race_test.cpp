@@ -11,6 +11,7 @@
 namespace iosig::tier {
 namespace {
 
+using test_support::past_cache_config;
 using test_support::pattern;
 using test_support::read_file;
 using test_support::ScratchDir;
@@ -95,13 +96,10 @@ TEST(TruncateRace, ALineFilledWhileTheFileIsTruncatedIsNotKept) {
 TEST(TruncateRace, AWriteHomePastTheCacheIsWhollyBeforeOrAfterTheTruncate) {
     for (unsigned round = 0; round < 12; ++round) {
         ScratchDir dir;
-        auto config = small_config(dir);
-        config.sequential_cutoff = line;
-        config.faults = std::make_shared<IoFaults>();
-        config.faults->slow_down(FileRole::home, std::chrono::microseconds(4000));
         // Each journal record takes 3 ms: a write home that starts as the truncate begins its
         // records lands between the truncate taking the new size and cutting the home file.
-        config.faults->slow_down(FileRole::journal, std::chrono::microseconds(3000));
+        const auto config = past_cache_config(dir, line, std::chrono::microseconds(4000),
+                                              std::chrono::microseconds(3000));
         const auto home = dir / "streamed.dat";
         const auto data = pattern(2 * line, round + 300);
         std::vector<char> got;
@@ -137,11 +135,8 @@ TEST(TruncateRace, AWriteHomePastTheCacheIsWhollyBeforeOrAfterTheTruncate) {
 TEST(TruncateRace, AWriteHomePastTheCacheWaitsForATruncateUnderWay) {
     for (unsigned round = 0; round < 6; ++round) {
         ScratchDir dir;
-        auto config = small_config(dir);
-        config.sequential_cutoff = line;
-        config.faults = std::make_shared<IoFaults>();
-        config.faults->slow_down(FileRole::home, std::chrono::microseconds(4000));
-        config.faults->slow_down(FileRole::journal, std::chrono::microseconds(3000));
+        const auto config = past_cache_config(dir, line, std::chrono::microseconds(4000),
+                                              std::chrono::microseconds(3000));
         config.faults->slow_down_reads(FileRole::cache, std::chrono::microseconds(5000));
         const auto home = dir / "held.dat";
         write_file(home, pattern(line, round + 400));
