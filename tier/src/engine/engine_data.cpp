@@ -219,18 +219,17 @@ int Engine::ftruncate(int handle, off_t length) {
     if (file == nullptr || !h->writable) return -EBADF;
     if (length < 0) return -EINVAL;
     if (abandoned_) return -EIO;
-    // An append takes its offset and writes under this lock: it is wholly before or after.
+    // Appends and other truncates of the file take this lock for their whole course: an append
+    // (its offset and its write) is wholly before or after, and truncates come one at a time.
     std::lock_guard serial(file->append_mutex);
     // From here on no line of the file enters the cache (acquire waits), no write-back of one
     // starts (flush_slots skips them) and no write past the cache (write_range waits); those in
     // flight finish first: a write-back that had read a line's old bytes would write them home
-    // after the truncate. Then pin and lock every cached
-    // line at or beyond the new end, lines still being filled included (their fill read the old
-    // bytes).
+    // after the truncate. Then pin and lock every cached line at or beyond the new end, lines
+    // still being filled included (their fill read the old bytes).
     std::vector<Slot> slots;
     {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return !truncating_locked(file->id); });
         truncating_.push_back(file->id);
         changed_.wait(lock, [&] {
             return file->lines_in_writeback == 0 &&

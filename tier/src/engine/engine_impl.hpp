@@ -209,7 +209,8 @@ private:
         }
     }
     // Files being truncated (Engine::ftruncate, one truncate per file at a time): none of their
-    // lines enters the cache or starts a write-back until it is done. Usually empty.
+    // lines enters the cache, starts a write-back or starts a write past the cache until it is
+    // done. Usually empty.
     std::vector<std::uint32_t> truncating_;
     bool truncating_locked(std::uint32_t file) const {
         return std::find(truncating_.begin(), truncating_.end(), file) != truncating_.end();
