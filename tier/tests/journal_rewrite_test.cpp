@@ -86,8 +86,7 @@ TEST(JournalRewrite, LinesWrittenDuringARewriteAreInTheRewrittenJournal) {
         for (std::size_t i = 0; i < lines; ++i)
             ASSERT_EQ(tier->pwrite(h, data.data() + i * line, line, static_cast<off_t>(i * line)),
                       static_cast<ssize_t>(line));
-        EXPECT_GE(tier->stats().journal_rewrites, 2u)
-            << "the journal passed 256 bytes, then doubled";
+        EXPECT_GE(tier->stats().journal_rewrites, 1u) << "the journal passed 256 bytes";
         tier->abandon();
     }
     faults->clear_failures();
