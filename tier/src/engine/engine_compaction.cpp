@@ -33,9 +33,8 @@ int Engine::compact_journal(std::unique_lock<std::mutex>& lock) {
         start = Clock::now();
         for (std::size_t i = from; i < std::min(entries, from + batch); ++i) {
             const auto [slot, token] = dirty_fifo_[i];
-            const LineMeta& m = meta_[slot];
-            if (m.valid && m.dirty && m.dirty_token == token)
-                dirty.emplace_back(slot, DirtyRecord{m.file, m.line});
+            if (current_dirty_entry_locked(slot, token))
+                dirty.emplace_back(slot, DirtyRecord{meta_[slot].file, meta_[slot].line});
         }
         longest_hold = std::max(longest_hold, Clock::now() - start);
         lock.unlock();

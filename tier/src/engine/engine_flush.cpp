@@ -321,7 +321,7 @@ void Engine::flusher_loop() {
                    skipped < dirty_fifo_.size()) {
                 const auto [slot, token] = dirty_fifo_.front();
                 const LineMeta& m = meta_[slot];
-                if (!m.valid || !m.dirty || m.dirty_token != token) { // cleaned since: stale entry
+                if (!current_dirty_entry_locked(slot, token)) { // cleaned since: stale entry
                     dirty_fifo_.pop_front();
                     continue;
                 }

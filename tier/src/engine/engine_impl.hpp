@@ -199,14 +199,18 @@ private:
     // write-back that found new data push one; the flusher re-queues what it takes); entries
     // with an older token are stale and dropped when they reach the front.
     std::deque<std::pair<Slot, std::uint64_t>> dirty_fifo_;
+    // With mutex_ held: whether a FIFO entry is its line's current one (the others are stale).
+    bool current_dirty_entry_locked(Slot slot, std::uint64_t token) const {
+        const LineMeta& m = meta_[slot];
+        return m.valid && m.dirty && m.dirty_token == token;
+    }
     // With mutex_ held: visit(slot, meta) for every dirty line, once each, from the FIFO. fsync
-    // and the journal's rewrite so cost the dirty lines, not a scan of every line of the cache.
+    // and close so cost the dirty lines, not a scan of every line of the cache (the journal's
+    // rewrite resolves the entries in batches instead, engine_compaction.cpp).
     template <class Visit>
     void for_each_dirty_locked(Visit&& visit) const {
-        for (const auto& [slot, token] : dirty_fifo_) {
-            const LineMeta& m = meta_[slot];
-            if (m.valid && m.dirty && m.dirty_token == token) visit(slot, m);
-        }
+        for (const auto& [slot, token] : dirty_fifo_)
+            if (current_dirty_entry_locked(slot, token)) visit(slot, meta_[slot]);
     }
     // Files being truncated (Engine::ftruncate, one truncate per file at a time): none of their
     // lines enters the cache, starts a write-back or starts a write past the cache until it is
