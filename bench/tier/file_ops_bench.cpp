@@ -1,5 +1,6 @@
 // fsync and ftruncate through the engine, in caches of 2^18 and 2^20 lines (1 and 4 GiB of 4 KiB
-// lines) on tmpfs, so that the time is the engine's own. Both cost the file's own lines, not the
+// lines) on tmpfs, so that the time is the engine's own; and a read and a write that hit the
+// cache, which take the file's range lock for the call (docs/performance.md, "Each call one step"). Both cost the file's own lines, not the
 // cache's: fsync finds the file's dirty lines in the flusher's FIFO, ftruncate looks up the lines
 // beyond the new end in the index. Each used to scan every line's metadata under the engine's lock
 // (docs/performance.md, "fsync in a large cache", "ftruncate in a large cache").
@@ -74,5 +75,29 @@ TEST_CASE("ftruncate of a small file") {
         };
         tier->close(h);
     }
+    std::filesystem::remove_all(dir);
+}
+
+// The engine's cost per call when the line is cached (and, for the write, already dirty): the
+// cache file's pread or pwrite on tmpfs, the line's lease, and the call's range hold.
+TEST_CASE("pread and pwrite of a cached line") {
+    const std::filesystem::path dir = scratch();
+    constexpr std::uint64_t lines = 1024;
+    std::vector<char> data(lines * 4096, 'x');
+    auto tier = TierCache::open(large_cache(dir, lines));
+    const int h = tier->open_file(dir / "home.dat", O_RDWR | O_CREAT);
+    REQUIRE(h >= 0);
+    REQUIRE(tier->pwrite(h, data.data(), data.size(), 0) == static_cast<ssize_t>(data.size()));
+    std::vector<char> buffer(4096);
+    off_t at = 0;
+    BENCHMARK("pread 4 KiB, a cached line") {
+        at = (at + 4096) % static_cast<off_t>(data.size());
+        return tier->pread(h, buffer.data(), buffer.size(), at);
+    };
+    BENCHMARK("pwrite 4 KiB, a cached dirty line") {
+        at = (at + 4096) % static_cast<off_t>(data.size());
+        return tier->pwrite(h, buffer.data(), buffer.size(), at);
+    };
+    tier->close(h);
     std::filesystem::remove_all(dir);
 }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <limits>
 
 namespace iosig::tier::detail {
 
@@ -24,12 +25,20 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
     if (file == nullptr || !h->readable) return -EBADF;
     if (offset < 0) return -EINVAL;
     if (abandoned_) return -EIO;
+    if (count == 0) return 0;
+    // The bytes asked for, whether or not the file reaches them now: an append or a truncate
+    // there is wholly before or after this read.
+    const RangeLock::Hold hold(
+        file->ranges, offset,
+        offset + static_cast<off_t>(std::min<std::size_t>(
+                     count, static_cast<std::size_t>(std::numeric_limits<off_t>::max() - offset))),
+        false);
     std::int64_t size;
     {
         std::lock_guard lock(mutex_);
         size = file->size;
     }
-    if (count == 0 || offset >= size) return 0;
+    if (offset >= size) return 0;
     count = static_cast<std::size_t>(
         std::min<std::int64_t>(static_cast<std::int64_t>(count), size - offset));
     const bool direct = bypass(*h, offset, count);
@@ -79,8 +88,9 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
 
 ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, std::size_t count,
                             off_t offset) {
-    const bool direct = bypass(h, offset, count);
     const off_t end = offset + static_cast<off_t>(count);
+    const RangeLock::Hold hold(file.ranges, offset, end, true);
+    const bool direct = bypass(h, offset, count);
     for (off_t pos = offset; pos < end;) {
         const std::uint64_t line = static_cast<std::uint64_t>(pos) / line_size_;
         const std::size_t in = static_cast<std::size_t>(pos) % line_size_;
@@ -93,14 +103,12 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
         // A write home past the cache (the bypass, or a line the cache refused) is listed in
         // home_writes_ in the same step as the line is found not cached: until it is home no fill
         // may bring the line in, as it could read the old bytes and keep them after this write
-        // has returned (acquire waits), and no truncate of the file may begin (it comes wholly
-        // before or after the write, and waits for the listed ones).
+        // has returned (acquire waits). (A truncate of these bytes waits for the range hold.)
         Lease lease;
         bool past_cache = false;
         for (bool refused = false;;) {
             {
-                std::unique_lock lock(mutex_);
-                changed_.wait(lock, [&] { return !truncating_locked(file.id); });
+                std::lock_guard lock(mutex_);
                 if ((direct || refused) && !index_.contains(key)) {
                     home_writes_.push_back(key);
                     past_cache = true;
@@ -222,20 +230,21 @@ int Engine::ftruncate(int handle, off_t length) {
     // Appends and other truncates of the file take this lock for their whole course: an append
     // (its offset and its write) is wholly before or after, and truncates come one at a time.
     std::lock_guard serial(file->append_mutex);
-    // From here on no line of the file enters the cache (acquire waits), no write-back of one
-    // starts (flush_slots skips them) and no write past the cache (write_range waits); those in
-    // flight finish first: a write-back that had read a line's old bytes would write them home
-    // after the truncate. Then pin and lock every cached line at or beyond the new end, lines
-    // still being filled included (their fill read the old bytes).
+    // Reads and writes of the bytes it cuts, writes home past the cache included, come wholly
+    // before or after it.
+    const RangeLock::Hold hold(file->ranges, length, std::numeric_limits<off_t>::max(), true);
+    // Calls on the bytes below the new end go on meanwhile, and one can reach the line the new
+    // end falls in (the partial line); the flusher and fsync do not take ranges at all. From here
+    // on no line of the file enters the cache (acquire waits: a fill of the partial line would
+    // read its old bytes beyond the end) and no write-back of one starts (flush_slots skips
+    // them); those in flight finish first: a write-back that had read a line's old bytes would
+    // write them home after the truncate. Then pin and lock every cached line at or beyond the
+    // new end, lines still being filled included (their fill read the old bytes).
     std::vector<Slot> slots;
     {
         std::unique_lock lock(mutex_);
         truncating_.push_back(file->id);
-        changed_.wait(lock, [&] {
-            return file->lines_in_writeback == 0 &&
-                   std::none_of(home_writes_.begin(), home_writes_.end(),
-                                [&](Key key) { return (key >> line_bits) == file->id; });
-        });
+        changed_.wait(lock, [&] { return file->lines_in_writeback == 0; });
         slots = pin_lines_from_locked(*file, static_cast<std::uint64_t>(length) / line_size_);
     }
     for (const Slot s : slots)

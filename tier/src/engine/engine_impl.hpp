@@ -3,17 +3,20 @@
 // engine_flush.cpp (write-back, fsync, the flusher thread), engine_compaction.cpp (the journal's
 // rewrite) and engine_prefetch.cpp (the prefetch buffer and its worker).
 //
-// Locking, outermost first: files_mutex_ (home files and handles) -> mutex_ (line table, policy,
-// index, dirty accounting, journal appends) -> the per-line LineLock (line data in the cache
-// file: shared for readers and write-back snapshots, exclusive for writers and fills). A line is
-// pinned (pins > 0) by every thread that holds or waits for its data lock; pinned lines are never
-// evicted, and a slot changes owner only while unpinned and clean.
+// Locking, outermost first: HomeFile::append_mutex (appends and truncates) -> HomeFile::ranges
+// (the bytes of a read, write or truncate, for the whole call) -> files_mutex_ (home files and
+// handles) -> mutex_ (line table, policy, index, dirty accounting, journal appends) -> the
+// per-line LineLock (line data in the cache file: shared for readers and write-back snapshots,
+// exclusive for writers and fills). A line is pinned (pins > 0) by every thread that holds or
+// waits for its data lock; pinned lines are never evicted, and a slot changes owner only while
+// unpinned and clean.
 #pragma once
 
 #include "../flat_map.hpp"
 #include "iosig/tier/engine.hpp"
 #include "journal.hpp"
 #include "line_lock.hpp"
+#include "range_lock.hpp"
 #include "staging.hpp"
 
 #include <algorithm>
@@ -67,6 +70,7 @@ struct HomeFile {
     std::uint64_t line_end = 0; // (mutex_) every line of the file in the index lies below it
     std::atomic<std::uint64_t> write_generation{0}; // invalidates prefetches that raced a write
     std::mutex append_mutex; // appends and truncates of the file, one at a time
+    RangeLock ranges;        // each read, write and truncate is one step for the others
 };
 
 // A read's demand fills (Engine::fill): the lines after a missing one that the same read covers
@@ -213,8 +217,8 @@ private:
             if (current_dirty_entry_locked(slot, token)) visit(slot, meta_[slot]);
     }
     // Files being truncated (Engine::ftruncate, one truncate per file at a time): none of their
-    // lines enters the cache, starts a write-back or starts a write past the cache until it is
-    // done. Usually empty.
+    // lines enters the cache or starts a write-back until it is done (the calls on the bytes it
+    // cuts wait for its range hold, HomeFile::ranges). Usually empty.
     std::vector<std::uint32_t> truncating_;
     bool truncating_locked(std::uint32_t file) const {
         return std::find(truncating_.begin(), truncating_.end(), file) != truncating_.end();
