@@ -232,10 +232,10 @@ TEST(TruncateRace, AnAppendIsWhollyBeforeOrAfterATruncate) {
 enum class WriteBack { flusher, fsync_thread };
 
 // The file is cut to half a line while its lines are written back: by the flusher (due after
-// 1 ms) or by another thread's fsync, 2 ms a home write. In every other round a reader reads the half
-// of line 0 that is kept, over and over (slow cache reads keep its shared lock for 5 ms): a call
-// on bytes the truncate does not cut goes on beside it, so the truncate waits for line 0's data
-// lock with the lines after it still dirty, and write-backs may start meanwhile; in the other
+// 1 ms) or by another thread's fsync, 2 ms a home write. In every other round a reader reads the
+// half of line 0 that is kept, over and over (slow cache reads keep its shared lock for 5 ms): a
+// call on bytes the truncate does not cut goes on beside it, so the truncate waits for line 0's
+// data lock with the lines after it still dirty, and write-backs may start meanwhile; in the other
 // rounds the truncate may begin with a write-back under way. No write-back of a line the truncate
 // removes may reach the home file after it, and the engine's count of dirty lines must stay exact
 // (a line cleaned twice wraps it around).
