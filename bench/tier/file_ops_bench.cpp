@@ -1,9 +1,10 @@
 // fsync and ftruncate through the engine, in caches of 2^18 and 2^20 lines (1 and 4 GiB of 4 KiB
-// lines) on tmpfs, so that the time is the engine's own; and a read and a write that hit the
-// cache, which take the file's range lock for the call (docs/performance.md, "Each call one step"). Both cost the file's own lines, not the
+// lines) on tmpfs, so that the time is the engine's own. Both cost the file's own lines, not the
 // cache's: fsync finds the file's dirty lines in the flusher's FIFO, ftruncate looks up the lines
 // beyond the new end in the index. Each used to scan every line's metadata under the engine's lock
-// (docs/performance.md, "fsync in a large cache", "ftruncate in a large cache").
+// (docs/performance.md, "fsync in a large cache", "ftruncate in a large cache"). And a read and a
+// write that hit the cache, each holding its bytes in the file's range lock for the call
+// (docs/performance.md, "Each call one step for the others").
 #define CATCH_CONFIG_MAIN
 #include "iosig/tier/engine.hpp"
 
