@@ -285,6 +285,7 @@ int main(int argc, char** argv) {
                 {"prefetch_reads", run.stats.prefetch_reads},
                 {"prefetch_hits", run.stats.prefetch_hits},
                 {"bypassed_bytes", run.stats.bypassed_bytes},
+                {"cache_refusals", run.stats.cache_refusals},
                 {"home_syncs", run.stats.home_syncs},
                 {"writer_wait_seconds", run.stats.writer_wait_seconds},
                 {"journal_rewrites", run.stats.journal_rewrites},

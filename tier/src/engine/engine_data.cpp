@@ -118,6 +118,11 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             if (acquire(file, line, Mode::write, in != 0 || chunk != line_size_, lease) == 0) break;
             refused = true; // home, unless another thread has cached the line meanwhile
         }
+        if (!past_cache) {
+            const int e = write_leased_line(file, lease, data, chunk, pos);
+            if (e < 0) return e;
+            past_cache = e == refused_by_cache;
+        }
         if (past_cache) {
             // Bypass, or no room in the cache: write home as the program would have, through the
             // page cache unless it opened the file O_DIRECT; there the kernel merges a sequential
@@ -127,33 +132,66 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             // prefetches see the generation move, and a copy already prefetched is dropped.
             ++file.write_generation;
             invalidate_prefetched(key);
+            file.written_past_cache = true;
             std::lock_guard lock(mutex_);
-            home_writes_.erase(std::find(home_writes_.begin(), home_writes_.end(), key));
-            changed_.notify_all();
+            unlist_home_write_locked(key);
             if (n < 0) return n;
             file.home_size =
                 std::max<std::int64_t>(file.home_size, pos + static_cast<off_t>(chunk));
             file.size = std::max<std::int64_t>(file.size, file.home_size);
-            if (direct) bypassed_ += chunk;
-        } else {
-            const ssize_t n =
-                cache_->pwrite(data, chunk, static_cast<off_t>(lease.slot * line_size_ + in));
-            if (n >= 0 && !lease.hit) {
-                std::lock_guard lock(mutex_);
-                meta_[lease.slot].content_epoch =
-                    ++cache_epoch_; // the line's first data in this slot
-            }
-            const int marked = n < 0
-                                   ? static_cast<int>(n)
-                                   : mark_dirty(file, lease.slot, pos + static_cast<off_t>(chunk));
-            release(lease);
-            if (marked < 0) return marked;
-            ++(lease.hit ? write_hits_ : write_misses_);
+            if (direct)
+                bypassed_ += chunk;
+            else
+                ++cache_refusals_;
         }
         pos += static_cast<off_t>(chunk);
     }
     wait_for_dirty_room();
     return static_cast<ssize_t>(count);
+}
+
+// Writes `chunk` bytes of a write at `pos` into the leased line and releases it: 0, -errno, or
+// refused_by_cache when the cache file failed and the line was dropped (refuse_clean_line), so that
+// the caller writes the bytes home instead.
+int Engine::write_leased_line(HomeFile& file, const Lease& lease, const char* data,
+                              std::size_t chunk, off_t pos) {
+    const std::size_t in = static_cast<std::size_t>(pos) % line_size_;
+    const ssize_t n = cache_->pwrite(data, chunk, static_cast<off_t>(lease.slot * line_size_ + in));
+    if (n < 0 && refuse_clean_line(lease.slot)) {
+        release(lease);
+        return refused_by_cache;
+    }
+    if (n >= 0 && !lease.hit) {
+        std::lock_guard lock(mutex_);
+        meta_[lease.slot].content_epoch = ++cache_epoch_; // the line's first data in this slot
+    }
+    const int marked =
+        n < 0 ? static_cast<int>(n) : mark_dirty(file, lease.slot, pos + static_cast<off_t>(chunk));
+    release(lease);
+    if (marked == 0) ++(lease.hit ? write_hits_ : write_misses_);
+    return marked;
+}
+
+// The cache file failed to take a write into `slot` (leased exclusively). If the line holds
+// nothing the home file lacks (clean: filled from home, or just taken for a whole-line write),
+// it is dropped and listed as written home past the cache, so that the write goes there, as the
+// program's own would have, and no read sees what the failed write left in the slot (a whole-line
+// write's slot still held the previous line's bytes). A dirty line's earlier writes are only in
+// the cache file: it stays, and the write fails.
+bool Engine::refuse_clean_line(Slot slot) {
+    std::lock_guard lock(mutex_);
+    const LineMeta& m = meta_[slot];
+    if (m.dirty || m.flushing) return false;
+    home_writes_.push_back(m.key);
+    drop_line_locked(slot);
+    return true;
+}
+
+// With mutex_ held: a write past the cache listed in home_writes_ is done (or failed); fills of
+// its line may start.
+void Engine::unlist_home_write_locked(Key key) {
+    home_writes_.erase(std::find(home_writes_.begin(), home_writes_.end(), key));
+    changed_.notify_all();
 }
 
 ssize_t Engine::pwrite(int handle, const void* buffer, std::size_t count, off_t offset) {
@@ -266,10 +304,7 @@ int Engine::ftruncate(int handle, off_t length) {
                 --dirty_count_;
                 m.clean_record = journal_->append_clean(s);
             }
-            index_.erase(m.key);
-            policy_->on_erase(s);
-            m.valid = false;
-            m.key = 0;
+            drop_line_locked(s);
         }
         file->size = length;
         // The home file's bytes from the new end on are no longer the file's, cut yet or not:

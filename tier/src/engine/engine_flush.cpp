@@ -205,13 +205,18 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
                         snap.file->home_size, snap.start + static_cast<std::int64_t>(snap.bytes));
                     ++writebacks_;
                     if (m.generation == snap.generation) { // no write since the snapshot
-                        m.dirty = false;
-                        --dirty_count_;
+                        // A line the journal cannot record clean stays dirty: the journal still
+                        // lists it in this slot, so the slot must not take other data (recovery
+                        // would write that over the line), and a write to it must not go home
+                        // past the cache (recovery would write the old bytes over it).
                         const std::int64_t record = journal_->append_clean(snap.slot);
-                        if (record < 0)
+                        if (record < 0) {
                             result[i - begin] = static_cast<int>(record);
-                        else
+                        } else {
+                            m.dirty = false;
+                            --dirty_count_;
                             m.clean_record = record;
+                        }
                     } else {
                         // Written again during its write-back: what is dirty now is new data, so
                         // a new dirty period starts (as Linux's redirty_tail does). Keeping the
@@ -283,7 +288,19 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
         std::shared_lock files(files_mutex_);
         file = files_.at(file_id).get();
     }
-    return file->io->fdatasync();
+    if (const int e = file->io->fdatasync(); e < 0) return e;
+    // Bytes written home past the cache are durable now, but a slot the line left may still hold
+    // its older bytes under a DIRTY record whose CLEAN record is not yet durable (appended when it
+    // was written back, synced only when the slot is reused): recovery would write those over the
+    // new bytes. So the CLEAN records appended so far are made durable too.
+    if (file->written_past_cache.exchange(false)) {
+        if (const int e = journal_->sync_to(journal_->appended(), [this] { return sync_cache(); });
+            e < 0) {
+            file->written_past_cache = true;
+            return e;
+        }
+    }
+    return 0;
 }
 
 int Engine::fsync(int handle) {

@@ -69,6 +69,9 @@ struct HomeFile {
     std::uint64_t lines_in_writeback = 0; // (mutex_) claimed by flush_slots and not yet finished
     std::uint64_t line_end = 0; // (mutex_) every line of the file in the index lies below it
     std::atomic<std::uint64_t> write_generation{0}; // invalidates prefetches that raced a write
+    // A write went home past the cache since the last fsync, which must then make the journal's
+    // CLEAN records durable (Engine::flush_file).
+    std::atomic<bool> written_past_cache{false};
     std::mutex append_mutex; // appends and truncates of the file, one at a time
     RangeLock ranges;        // each read, write and truncate is one step for the others
 };
@@ -138,6 +141,12 @@ private:
                 FillRun* run = nullptr);
     void release(const Lease& lease);
     void unpin_locked(Slot slot); // with mutex_ held
+    void drop_line_locked(Slot slot);
+    bool refuse_clean_line(Slot slot);
+    void unlist_home_write_locked(Key key);
+    static constexpr int refused_by_cache = 1;
+    int write_leased_line(HomeFile& file, const Lease& lease, const char* data, std::size_t chunk,
+                          off_t pos);
     int take_slot(std::unique_lock<std::mutex>& lock, Slot& slot);
     int fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run);
     std::uint64_t fill_run_length(const HomeFile& file, std::uint64_t line, std::int64_t home_size,
@@ -223,8 +232,9 @@ private:
     bool truncating_locked(std::uint32_t file) const {
         return std::find(truncating_.begin(), truncating_.end(), file) != truncating_.end();
     }
-    // Lines being written home past the cache (the sequential bypass) right now, one entry per
-    // write: none of them enters the cache until its write is home. Usually a few.
+    // Lines being written home past the cache (the sequential bypass, or lines the cache refused)
+    // right now, one entry per write: none of them enters the cache until its write is home.
+    // Usually a few.
     std::vector<Key> home_writes_;
     bool writing_home_locked(Key key) const {
         return std::find(home_writes_.begin(), home_writes_.end(), key) != home_writes_.end();
@@ -291,8 +301,8 @@ private:
     // Statistics.
     std::atomic<std::uint64_t> read_hits_{0}, read_misses_{0}, write_hits_{0}, write_misses_{0},
         fills_{0}, fill_reads_{0}, writebacks_{0}, writeback_writes_{0}, evictions_{0},
-        bypassed_{0}, prefetches_{0}, prefetch_reads_{0}, prefetch_hits_{0}, journal_syncs_{0},
-        home_syncs_{0}, journal_rewrites_{0};
+        bypassed_{0}, cache_refusals_{0}, prefetches_{0}, prefetch_reads_{0}, prefetch_hits_{0},
+        journal_syncs_{0}, home_syncs_{0}, journal_rewrites_{0};
     std::atomic<std::uint64_t> writer_wait_ns_{0};
     std::atomic<std::uint64_t> longest_rewrite_ns_{0};
 };

@@ -215,18 +215,17 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
 
         ++demand_in_flight_;
         // The slot's previous owner must be recorded clean on disk before other data lands in it.
-        int e =
+        const int synced =
             clean_record > 0 ? journal_->sync_to(clean_record, [this] { return sync_cache(); }) : 0;
-        if (e == 0 && need_fill) e = fill(file, line, slot, run);
+        const int e = synced == 0 && need_fill ? fill(file, line, slot, run) : synced;
         --demand_in_flight_;
         prefetch_wake_.notify_one();
 
         lock.lock();
         if (e < 0) {
-            index_.erase(key);
-            policy_->on_erase(slot);
-            m.valid = false;
-            m.key = 0;
+            drop_line_locked(slot);
+            // Not yet durable: whoever takes the slot next must still wait for it.
+            if (synced < 0) m.clean_record = clean_record;
             data_locks_[slot].unlock();
             unpin_locked(slot);
             changed_.notify_all();
@@ -252,7 +251,19 @@ void Engine::release(const Lease& lease) {
     unpin_locked(lease.slot);
 }
 
-// A slot that lost its line (failed fill, truncate) returns to the free list with its last pin.
+// With mutex_ held: the slot's line leaves the cache (its fill failed, a truncate removed it, or
+// the cache file refused a write to it while it was clean). The slot returns to the free list with
+// its last pin (unpin_locked); a thread that waited for its data lock finds it gone and starts
+// over. The slot keeps its CLEAN record's sequence: the next line in it waits for that record.
+void Engine::drop_line_locked(Slot slot) {
+    LineMeta& m = meta_[slot];
+    index_.erase(m.key);
+    policy_->on_erase(slot);
+    m.valid = false;
+    m.key = 0;
+}
+
+// A slot that lost its line (drop_line_locked) returns to the free list with its last pin.
 void Engine::unpin_locked(Slot slot) {
     LineMeta& m = meta_[slot];
     if (--m.pins != 0) return;

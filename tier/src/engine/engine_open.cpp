@@ -337,6 +337,7 @@ TierStats Engine::stats() const {
     s.writebacks = writebacks_;
     s.evictions = evictions_;
     s.bypassed_bytes = bypassed_;
+    s.cache_refusals = cache_refusals_;
     s.prefetches_issued = prefetches_;
     s.prefetch_reads = prefetch_reads_;
     s.prefetch_hits = prefetch_hits_;

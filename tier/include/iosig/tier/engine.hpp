@@ -76,6 +76,9 @@ struct TierStats {
         0; // home writes for them (adjacent lines of a batch share one)
     std::uint64_t evictions = 0;
     std::uint64_t bypassed_bytes = 0; // sequential-stream bytes that skipped the cache
+    // Lines of writes that went to the home file because the cache could not take them: its
+    // file failed, or every line was dirty while write-back was failing.
+    std::uint64_t cache_refusals = 0;
     std::uint64_t prefetches_issued = 0, prefetch_hits = 0;
     std::uint64_t prefetch_reads = 0; // home reads for the prefetches (adjacent lines share one)
     std::uint64_t dirty_lines = 0;    // now

@@ -1,0 +1,106 @@
+// The cache file fails (its device is gone) while the program goes on writing. A line that holds
+// nothing the home file lacks (clean, or just taken for the write) is dropped and the write goes
+// to the home file, as the program's own write would have; a dirty line's earlier writes are only
+// in the cache file, so a write to it fails and keeps them. No read ever returns bytes of another
+// line that the slot held before.
+#include "engine_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+namespace iosig::tier {
+namespace {
+
+using test_support::pattern;
+using test_support::read_file;
+using test_support::ScratchDir;
+using test_support::small_config;
+using test_support::write_file;
+
+constexpr std::size_t line = 4096;
+
+std::vector<char> read_line(TierCache& tier, int h, std::size_t l) {
+    std::vector<char> v(line);
+    EXPECT_EQ(tier.pread(h, v.data(), line, static_cast<off_t>(l * line)),
+              static_cast<ssize_t>(line));
+    return v;
+}
+
+std::vector<char> slice(const std::vector<char>& v, std::size_t from, std::size_t count) {
+    return {v.begin() + static_cast<std::ptrdiff_t>(from),
+            v.begin() + static_cast<std::ptrdiff_t>(from + count)};
+}
+
+struct FailingCache {
+    FailingCache() {
+        write_file(home, initial);
+        TierConfig config = small_config(dir, 4); // the smallest cache
+        config.faults = faults;
+        tier = TierCache::open(config);
+        h = tier->open_file(home, O_RDWR);
+    }
+    void fail_cache_writes() { faults->fail_nth_write(1, {FileRole::cache}); }
+
+    ScratchDir dir;
+    std::filesystem::path home = dir / "home.dat";
+    std::vector<char> initial = pattern(5 * line, 1);
+    std::shared_ptr<IoFaults> faults = std::make_shared<IoFaults>();
+    std::unique_ptr<TierCache> tier;
+    int h = -1;
+};
+
+// The cache's four lines hold lines 0-3, clean. A whole-line write of line 4 takes the least
+// recently used one's slot (nothing to fill) and the cache file refuses the data: the slot still
+// holds line 0's bytes.
+TEST(CacheFileFailure, AWholeLineWriteItRefusesGoesHome) {
+    FailingCache t;
+    ASSERT_GE(t.h, 0);
+    for (std::size_t l = 0; l < 4; ++l)
+        EXPECT_EQ(read_line(*t.tier, t.h, l), slice(t.initial, l * line, line));
+    t.fail_cache_writes();
+    const auto fresh = pattern(line, 2);
+    EXPECT_EQ(t.tier->pwrite(t.h, fresh.data(), line, 4 * line), static_cast<ssize_t>(line));
+    EXPECT_EQ(read_line(*t.tier, t.h, 4), fresh) << "line 4 read other bytes";
+    for (std::size_t l = 0; l < 4; ++l)
+        EXPECT_EQ(read_line(*t.tier, t.h, l), slice(t.initial, l * line, line));
+    EXPECT_GE(t.tier->stats().cache_refusals, 1u);
+    ASSERT_EQ(t.tier->close(t.h), 0);
+    auto expected = slice(t.initial, 0, 4 * line);
+    expected.insert(expected.end(), fresh.begin(), fresh.end());
+    EXPECT_EQ(read_file(t.home), expected);
+}
+
+// Line 0 is cached and clean; a write of ten of its bytes is refused by the cache file.
+TEST(CacheFileFailure, APartialWriteOfACleanLineItRefusesGoesHome) {
+    FailingCache t;
+    ASSERT_GE(t.h, 0);
+    EXPECT_EQ(read_line(*t.tier, t.h, 0), slice(t.initial, 0, line));
+    t.fail_cache_writes();
+    const std::vector<char> ten(10, 'w');
+    EXPECT_EQ(t.tier->pwrite(t.h, ten.data(), ten.size(), 100), 10);
+    auto expected = t.initial;
+    std::copy(ten.begin(), ten.end(), expected.begin() + 100);
+    EXPECT_EQ(read_line(*t.tier, t.h, 0), slice(expected, 0, line));
+    ASSERT_EQ(t.tier->close(t.h), 0);
+    EXPECT_EQ(read_file(t.home), expected);
+}
+
+// Line 0 is dirty (its write is only in the cache file). A second write to it that the cache file
+// refuses fails, and the first write's bytes stay: they reach the home file once the cache file
+// takes writes again.
+TEST(CacheFileFailure, AWriteOfADirtyLineItRefusesFailsAndKeepsTheLine) {
+    FailingCache t;
+    ASSERT_GE(t.h, 0);
+    const auto first = pattern(line, 3);
+    ASSERT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), static_cast<ssize_t>(line));
+    t.fail_cache_writes();
+    const std::vector<char> ten(10, 'w');
+    EXPECT_EQ(t.tier->pwrite(t.h, ten.data(), ten.size(), 100), -EIO);
+    EXPECT_EQ(read_line(*t.tier, t.h, 0), first);
+    t.faults->clear_failures();
+    ASSERT_EQ(t.tier->fsync(t.h), 0);
+    EXPECT_EQ(slice(read_file(t.home), 0, line), first);
+    ASSERT_EQ(t.tier->close(t.h), 0);
+}
+
+} // namespace
+} // namespace iosig::tier
