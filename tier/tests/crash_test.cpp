@@ -354,87 +354,78 @@ TEST(CrashSafety, ASlotIsRefilledOnlyOnceItsCleanRecordIsDurable) {
     }
 }
 
-// The journal's device fails after lines 0-3 were written and fsynced (home, their CLEAN records
-// appended but not yet synced). A 4-line cache: reading line 4 evicts line 0, whose CLEAN record
-// cannot be made durable, so line 4 is read from home and line 0's slot goes back unused. The
-// slot must keep waiting for that record: filled with line 5 meanwhile (the cache file still
-// works), a journal that lost the CLEAN record would make recovery write line 5's bytes over
-// line 0's acknowledged ones.
+// A 4-line cache over a 6-line home file whose journal's device fails after lines 0-3 were written
+// with `acked` and fsynced (home, their CLEAN records appended but not yet synced). `then` goes on
+// with the engine; then the power is cut (`seed`) and the engine recovered. Returns the home file.
+template <typename Then>
+std::vector<char> after_the_journal_fails(std::uint64_t seed, const std::vector<char>& acked,
+                                          Then then) {
+    constexpr std::size_t line = 4096;
+    ScratchDir dir;
+    const auto home = dir / "home.dat";
+    test_support::write_file(home, test_support::pattern(6 * line, 5));
+    auto faults = std::make_shared<IoFaults>();
+    TierConfig config = config_for(dir, faults);
+    config.cache_size = 4 * line;
+    config.writeback_delay = 3600;
+    {
+        auto tier = TierCache::open(config);
+        const int h = tier->open_file(home, O_RDWR);
+        for (off_t l = 0; l < 4; ++l)
+            EXPECT_EQ(tier->pwrite(h, acked.data(), line, l * line), static_cast<ssize_t>(line));
+        EXPECT_EQ(tier->fsync(h), 0);
+        faults->fail_nth_write(1, {FileRole::journal});
+        EXPECT_LT(tier->pwrite(h, "x", 1, 3 * line), 0) << "its DIRTY record cannot be written";
+        then(*tier, h);
+        tier->abandon();
+    }
+    faults->crash(seed);
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    return read_file(home);
+}
+
+// Reading line 4 evicts line 0, whose CLEAN record cannot be made durable, so line 4 is read from
+// home and line 0's slot goes back unused. The slot must keep waiting for that record: filled with
+// line 5 meanwhile (the cache file still works), a journal that lost the CLEAN record would make
+// recovery write line 5's bytes over line 0's acknowledged ones.
 TEST(CrashSafety, ASlotWhoseCleanRecordCouldNotBeSyncedIsNotRefilled) {
     constexpr std::size_t line = 4096;
+    const std::vector<char> acked = test_support::pattern(line, 6);
     for (std::uint64_t seed = 1; seed <= 32; ++seed) {
-        ScratchDir dir;
-        const auto home = dir / "home.dat";
-        const std::vector<char> initial = test_support::pattern(6 * line, 5);
-        test_support::write_file(home, initial);
-        auto faults = std::make_shared<IoFaults>();
-        TierConfig config = config_for(dir, faults);
-        config.cache_size = 4 * line;
-        config.writeback_delay = 3600;
-        const std::vector<char> acked = test_support::pattern(line, 6);
-        {
-            auto tier = TierCache::open(config);
-            const int h = tier->open_file(home, O_RDWR);
-            for (off_t l = 0; l < 4; ++l)
-                ASSERT_EQ(tier->pwrite(h, acked.data(), line, l * line),
-                          static_cast<ssize_t>(line));
-            ASSERT_EQ(tier->fsync(h), 0);
-            faults->fail_nth_write(1, {FileRole::journal});
-            EXPECT_LT(tier->pwrite(h, "x", 1, 3 * line), 0) << "its DIRTY record cannot be written";
-            std::vector<char> buffer(line);
-            for (off_t l = 4; l < 6; ++l)
-                EXPECT_EQ(tier->pread(h, buffer.data(), line, l * line),
-                          static_cast<ssize_t>(line));
-            tier->abandon();
-        }
-        faults->crash(seed);
-        auto tier = TierCache::open(config_for(dir, nullptr));
-        const std::vector<char> got = read_file(home);
-        ASSERT_EQ(got.size(), initial.size());
-        EXPECT_TRUE(std::equal(acked.begin(), acked.end(), got.begin()))
+        const std::vector<char> home =
+            after_the_journal_fails(seed, acked, [](TierCache& tier, int h) {
+                std::vector<char> buffer(line);
+                for (off_t l = 4; l < 6; ++l)
+                    EXPECT_EQ(tier.pread(h, buffer.data(), line, l * line),
+                              static_cast<ssize_t>(line));
+            });
+        ASSERT_EQ(home.size(), 6 * line);
+        EXPECT_TRUE(std::equal(acked.begin(), acked.end(), home.begin()))
             << "seed " << seed << ": line 0 lost its acknowledged bytes";
     }
 }
 
-// The same failure, then line 0 (evicted, its CLEAN record not durable) is written again: the
-// cache cannot take it (its slot waits for that record), so the write goes home past the cache.
-// An fsync that returns 0 must mean that recovery cannot write the slot's older bytes over it; as
-// the journal cannot be synced, the fsync must fail instead.
+// The same failure, then line 0 (evicted by a read of line 4, its CLEAN record not durable) is
+// written again: the cache cannot take it (its slot waits for that record), so the write goes home
+// past the cache. An fsync that returns 0 must mean that recovery cannot write the slot's older
+// bytes over it; as the journal cannot be synced, the fsync must fail instead.
 TEST(CrashSafety, AnFsyncAfterAWritePastTheCacheCoversTheCleanRecords) {
     constexpr std::size_t line = 4096;
+    const std::vector<char> first = test_support::pattern(line, 6);
+    const std::vector<char> second = test_support::pattern(line, 7);
     std::uint64_t fsyncs_acknowledged = 0;
     for (std::uint64_t seed = 1; seed <= 32; ++seed) {
-        ScratchDir dir;
-        const auto home = dir / "home.dat";
-        test_support::write_file(home, test_support::pattern(6 * line, 5));
-        auto faults = std::make_shared<IoFaults>();
-        TierConfig config = config_for(dir, faults);
-        config.cache_size = 4 * line;
-        config.writeback_delay = 3600;
-        const std::vector<char> first = test_support::pattern(line, 6);
-        const std::vector<char> second = test_support::pattern(line, 7);
         bool acknowledged = false;
-        {
-            auto tier = TierCache::open(config);
-            const int h = tier->open_file(home, O_RDWR);
-            for (off_t l = 0; l < 4; ++l)
-                ASSERT_EQ(tier->pwrite(h, first.data(), line, l * line),
-                          static_cast<ssize_t>(line));
-            ASSERT_EQ(tier->fsync(h), 0);
-            faults->fail_nth_write(1, {FileRole::journal});
-            EXPECT_LT(tier->pwrite(h, "x", 1, 3 * line), 0) << "its DIRTY record cannot be written";
-            std::vector<char> buffer(line);
-            EXPECT_EQ(tier->pread(h, buffer.data(), line, 4 * line), static_cast<ssize_t>(line));
-            EXPECT_EQ(tier->pwrite(h, second.data(), line, 0), static_cast<ssize_t>(line));
-            acknowledged = tier->fsync(h) == 0;
-            tier->abandon();
-        }
+        const std::vector<char> home =
+            after_the_journal_fails(seed, first, [&](TierCache& tier, int h) {
+                std::vector<char> buffer(line);
+                EXPECT_EQ(tier.pread(h, buffer.data(), line, 4 * line), static_cast<ssize_t>(line));
+                EXPECT_EQ(tier.pwrite(h, second.data(), line, 0), static_cast<ssize_t>(line));
+                acknowledged = tier.fsync(h) == 0;
+            });
         fsyncs_acknowledged += acknowledged;
-        faults->crash(seed);
-        auto tier = TierCache::open(config_for(dir, nullptr));
-        const std::vector<char> got = read_file(home);
         if (acknowledged)
-            EXPECT_TRUE(std::equal(second.begin(), second.end(), got.begin()))
+            EXPECT_TRUE(std::equal(second.begin(), second.end(), home.begin()))
                 << "seed " << seed << ": the acknowledged write of line 0 was overwritten";
     }
     EXPECT_EQ(fsyncs_acknowledged, 0u) << "an fsync succeeded although the journal had failed";
