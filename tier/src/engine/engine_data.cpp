@@ -302,7 +302,11 @@ int Engine::ftruncate(int handle, off_t length) {
             if (m.dirty) {
                 m.dirty = false;
                 --dirty_count_;
-                m.clean_record = journal_->append_clean(s);
+                // Without its CLEAN record the journal still lists the slot as holding the line:
+                // no other line may land in it (acquire's wait for the record fails, and the caller
+                // goes home past the cache).
+                const std::int64_t record = journal_->append_clean(s);
+                m.clean_record = record > 0 ? record : Journal::never_appended;
             }
             drop_line_locked(s);
         }

@@ -8,9 +8,11 @@
 
 #include "iosig/tier/io.hpp"
 
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +60,10 @@ public:
     std::int64_t append_clean(std::uint32_t slot);
     std::int64_t append_size(std::uint32_t file, std::int64_t size);
     std::int64_t append_truncate(std::uint32_t file, std::int64_t size);
+
+    // A record that could not be appended, where its sequence number is awaited: sync_to() of it
+    // always fails.
+    static constexpr std::int64_t never_appended = std::numeric_limits<std::int64_t>::max();
 
     // Makes every record up to `sequence` durable (group commit: one fdatasync covers all appends
     // made before it). `before` runs first, under the commit lock (the engine syncs the cache file
@@ -118,7 +124,8 @@ int Journal::sync_to(std::int64_t sequence, Before&& before) {
     std::lock_guard lock(sync_mutex_);
     if (synced_ >= sequence) return 0;
     if (const int e = before(); e < 0) return e;
-    return sync_locked();
+    if (const int e = sync_locked(); e < 0) return e;
+    return synced_ >= sequence ? 0 : -EIO; // never_appended
 }
 
 } // namespace iosig::tier::detail
