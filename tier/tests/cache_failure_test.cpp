@@ -1,8 +1,8 @@
-// The cache file fails (its device is gone) while the program goes on writing. A line that holds
-// nothing the home file lacks (clean, or just taken for the write) is dropped and the write goes
-// to the home file, as the program's own write would have; a dirty line's earlier writes are only
-// in the cache file, so a write to it fails and keeps them. No read ever returns bytes of another
-// line that the slot held before.
+// The cache file fails (its device is gone) while the program goes on writing and reading. A line
+// that holds nothing the home file lacks (clean, or just taken for the write) is dropped and the
+// write goes to the home file, as the program's own write would have; a dirty line's earlier writes
+// are only in the cache file, so a write to it fails and keeps them. No read ever returns bytes of
+// another line that the slot held before.
 #include "engine_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -100,6 +100,32 @@ TEST(CacheFileFailure, AWriteOfADirtyLineItRefusesFailsAndKeepsTheLine) {
     ASSERT_EQ(t.tier->fsync(t.h), 0);
     EXPECT_EQ(slice(read_file(t.home), 0, line), first);
     ASSERT_EQ(t.tier->close(t.h), 0);
+}
+
+// The cache file no longer reads. A clean line holds the home file's bytes, so its read comes from
+// there; a dirty line's bytes are only in the cache file, so its read fails.
+TEST(CacheFileFailure, AReadOfACleanLineItCannotReadComesFromHome) {
+    FailingCache t;
+    ASSERT_GE(t.h, 0);
+    std::vector<char> both(2 * line);
+    ASSERT_EQ(t.tier->pread(t.h, both.data(), both.size(), 0), static_cast<ssize_t>(both.size()));
+    t.faults->fail_reads({FileRole::cache});
+    std::vector<char> again(2 * line - 100);
+    EXPECT_EQ(t.tier->pread(t.h, again.data(), again.size(), 50),
+              static_cast<ssize_t>(again.size()));
+    EXPECT_EQ(again, slice(t.initial, 50, again.size()));
+}
+
+TEST(CacheFileFailure, AReadOfADirtyLineItCannotReadFails) {
+    FailingCache t;
+    ASSERT_GE(t.h, 0);
+    const auto first = pattern(line, 4);
+    ASSERT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), static_cast<ssize_t>(line));
+    t.faults->fail_reads({FileRole::cache});
+    std::vector<char> got(line);
+    EXPECT_EQ(t.tier->pread(t.h, got.data(), line, 0), -EIO);
+    t.faults->clear_failures();
+    EXPECT_EQ(read_line(*t.tier, t.h, 0), first);
 }
 
 } // namespace

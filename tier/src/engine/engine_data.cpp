@@ -46,6 +46,13 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
     const off_t end = offset + static_cast<off_t>(count);
     FillRun run;
     run.last_line = static_cast<std::uint64_t>(end - 1) / line_size_;
+    // Reads `bytes` at `at` from the home file, at most `limit` bytes of it; zeros beyond.
+    const auto read_home = [&](off_t at, std::size_t bytes, std::size_t limit) {
+        char* to = out + (at - offset);
+        const ssize_t n = file->io->pread(to, std::min(bytes, limit), at, h->past_cache);
+        if (n >= 0) std::memset(to + n, 0, bytes - static_cast<std::size_t>(n));
+        return n;
+    };
     for (off_t pos = offset; pos < end;) {
         const std::uint64_t line = static_cast<std::uint64_t>(pos) / line_size_;
         const std::size_t in = static_cast<std::size_t>(pos) % line_size_;
@@ -65,13 +72,25 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
             // readahead serves a sequential stream in large IOs (O_DIRECT made every 4 KiB read of
             // a bypassed scan its own IO: 200 reads a second on the lab's hdd instead of its
             // 20 MiB/s).
-            const ssize_t n = file->io->pread(out + (pos - offset), chunk, pos, h->past_cache);
-            if (n < 0) return n;
-            std::memset(out + (pos - offset) + n, 0, chunk - static_cast<std::size_t>(n));
+            if (const ssize_t n = read_home(pos, chunk, chunk); n < 0) return n;
             if (direct) bypassed_ += chunk;
         } else {
-            const ssize_t n = cache_->pread(out + (pos - offset), chunk,
-                                            static_cast<off_t>(lease.slot * line_size_ + in));
+            ssize_t n = cache_->pread(out + (pos - offset), chunk,
+                                      static_cast<off_t>(lease.slot * line_size_ + in));
+            // The cache file cannot read it: a clean line holds the home file's bytes (read there
+            // under the lease, so that no write changes them meanwhile); a dirty line's bytes are
+            // only in the cache file.
+            if (n < 0) {
+                std::int64_t home_size = -1;
+                {
+                    std::lock_guard lock(mutex_);
+                    if (!meta_[lease.slot].dirty) home_size = file->home_size;
+                }
+                if (home_size >= 0)
+                    n = read_home(
+                        pos, chunk,
+                        static_cast<std::size_t>(std::max<std::int64_t>(0, home_size - pos)));
+            }
             release(lease);
             if (n < 0) return n;
             if (lease.hit) {

@@ -58,7 +58,8 @@ bool File::aligned(const void* buffer, std::size_t count, off_t offset) const {
 }
 
 ssize_t File::pread(void* buffer, std::size_t count, off_t offset, Path path) {
-    if (faults_) faults_->before_read(role_);
+    if (faults_)
+        if (const int e = faults_->before_read(role_); e < 0) return e;
     const int fd = path == Path::direct_when_aligned && direct_ && aligned(buffer, count, offset)
                        ? fd_
                        : buffered_fd_;
@@ -205,6 +206,7 @@ void IoFaults::clear_failures() {
     fail_at_ = 0;
     failed_ = false;
     fail_roles_.clear();
+    fail_read_roles_.clear();
 }
 
 std::uint64_t IoFaults::writes(FileRole role) const {
@@ -227,14 +229,21 @@ void IoFaults::slow_down_reads(FileRole role, std::chrono::microseconds delay) {
     read_delay_[role] = delay;
 }
 
-void IoFaults::before_read(FileRole role) {
+void IoFaults::fail_reads(std::set<FileRole> roles) {
+    std::lock_guard lock(mutex_);
+    fail_read_roles_ = std::move(roles);
+}
+
+int IoFaults::before_read(FileRole role) {
     std::chrono::microseconds delay{0};
     {
         std::lock_guard lock(mutex_);
         ++reads_[role];
+        if (fail_read_roles_.contains(role)) return -EIO;
         if (const auto it = read_delay_.find(role); it != read_delay_.end()) delay = it->second;
     }
     if (delay.count() > 0) std::this_thread::sleep_for(delay);
+    return 0;
 }
 
 int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int buffered_fd,

@@ -93,8 +93,11 @@ public:
     // Every write to files of `role` waits this long first (a slow device, to widen race windows).
     void slow_down(FileRole role, std::chrono::microseconds delay);
     std::uint64_t writes(FileRole role) const;
-    // The same for reads (never failed: a crash loses writes, not reads).
+    // The same for reads.
     void slow_down_reads(FileRole role, std::chrono::microseconds delay);
+    // Every read of files of these roles fails with EIO (a device that no longer reads), until
+    // clear_failures().
+    void fail_reads(std::set<FileRole> roles);
     std::uint64_t reads(FileRole role) const;
 
     // Simulates a power loss: every write not covered by a later fdatasync of its file is lost or
@@ -121,7 +124,7 @@ private:
     int before_write(FileRole role, const std::filesystem::path& path, int buffered_fd,
                      std::size_t count, off_t offset);
     int before_sync(FileRole role);
-    void before_read(FileRole role);
+    int before_read(FileRole role); // -EIO when the read must fail
     void after_sync(const std::filesystem::path& path, int buffered_fd);
 
     mutable std::mutex mutex_;
@@ -132,6 +135,7 @@ private:
     std::uint64_t counted_ = 0;
     std::uint64_t fail_at_ = 0; // 0 = never
     std::set<FileRole> fail_roles_;
+    std::set<FileRole> fail_read_roles_;
     bool failed_ = false;
     std::map<std::filesystem::path, Volatile> volatile_;
 };
