@@ -51,6 +51,15 @@ TierConfig config_for(const ScratchDir& dir, std::shared_ptr<IoFaults> faults,
     return c;
 }
 
+// config_for with the smallest cache (4 lines) and no write-back unless the test asks for it: the
+// one-case tests below decide which line sits in which slot.
+TierConfig four_line_config(const ScratchDir& dir, std::shared_ptr<IoFaults> faults) {
+    TierConfig c = config_for(dir, std::move(faults));
+    c.cache_size = 4 * c.line_size;
+    c.writeback_delay = 3600;
+    return c;
+}
+
 // 160 operations: writes of up to 6000 bytes at random offsets, an fsync every 8th, one close and
 // reopen of the handle, and a close at the end unless `crash_before_close` (then neither the last
 // fsync nor the close: the last writes are still dirty when the caller crashes). Returns what was
@@ -322,9 +331,7 @@ TEST(CrashSafety, ASlotIsRefilledOnlyOnceItsCleanRecordIsDurable) {
         std::copy(old_line1.begin(), old_line1.end(), initial.begin() + line);
         test_support::write_file(home, initial);
         auto faults = std::make_shared<IoFaults>();
-        TierConfig config = config_for(dir, faults);
-        config.cache_size = 4 * line;
-        config.writeback_delay = 3600;
+        const TierConfig config = four_line_config(dir, faults);
         std::vector<char> expected = initial;
         {
             auto tier = TierCache::open(config);
@@ -365,9 +372,7 @@ std::vector<char> after_the_journal_fails(std::uint64_t seed, const std::vector<
     const auto home = dir / "home.dat";
     test_support::write_file(home, test_support::pattern(6 * line, 5));
     auto faults = std::make_shared<IoFaults>();
-    TierConfig config = config_for(dir, faults);
-    config.cache_size = 4 * line;
-    config.writeback_delay = 3600;
+    const TierConfig config = four_line_config(dir, faults);
     {
         auto tier = TierCache::open(config);
         const int h = tier->open_file(home, O_RDWR);
@@ -444,9 +449,7 @@ TEST(CrashSafety, ATruncateThatCannotRecordItsLinesCleanLeavesTheirSlotsUnused) 
         const auto home = dir / "home.dat";
         test_support::write_file(home, initial);
         auto faults = std::make_shared<IoFaults>();
-        TierConfig config = config_for(dir, faults);
-        config.cache_size = 4 * line;
-        config.writeback_delay = 3600;
+        const TierConfig config = four_line_config(dir, faults);
         {
             auto tier = TierCache::open(config);
             const int h = tier->open_file(home, O_RDWR);
