@@ -215,6 +215,30 @@ TEST(Engine, TruncateShrinksAndZeroFillsWhenGrowingAgain) {
     EXPECT_EQ(read_file(dir / "t.dat"), got);
 }
 
+// A truncate whose cut of the home file fails (the home device refuses it) is still applied by the
+// engine, which reports the error: the bytes beyond the new end are gone for every path, the
+// bypass's reads of the home file included, although the home file still holds them.
+TEST(Engine, ATruncateWhoseHomeCutFailedNeverShowsTheCutBytes) {
+    ScratchDir dir;
+    const auto home = dir / "cut.dat";
+    write_file(home, pattern(8 * 4096, 21));
+    TierConfig config = small_config(dir);
+    config.sequential_cutoff = 4096; // a read of more than a line goes past the cache
+    config.faults = std::make_shared<IoFaults>();
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(home, O_RDWR);
+    ASSERT_GE(h, 0);
+    config.faults->fail_nth_write(1, {FileRole::home}); // the cut
+    EXPECT_LT(tier->ftruncate(h, 2 * 4096), 0);
+    config.faults->clear_failures();
+    ASSERT_EQ(tier->pwrite(h, "z", 1, 8 * 4096), 1); // the file grows again: a hole before it
+    std::vector<char> got(6 * 4096, 'x');
+    ASSERT_EQ(tier->pread(h, got.data(), got.size(), 2 * 4096), static_cast<ssize_t>(got.size()));
+    EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](char c) { return c == 0; }))
+        << "the hole read the bytes the truncate cut";
+    EXPECT_GT(tier->stats().bypassed_bytes, 0u);
+}
+
 // The file has 8 times as many lines as the cache, so the truncate finds its cached lines by a
 // pass over the cache, not a lookup per line of the file.
 TEST(Engine, TruncateOfAFileLargerThanTheCacheLeavesNoLineBeyondTheEnd) {

@@ -46,10 +46,18 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
     const off_t end = offset + static_cast<off_t>(count);
     FillRun run;
     run.last_line = static_cast<std::uint64_t>(end - 1) / line_size_;
-    // Reads `bytes` at `at` from the home file, at most `limit` bytes of it; zeros beyond.
-    const auto read_home = [&](off_t at, std::size_t bytes, std::size_t limit) {
+    // Reads `bytes` at `at` from the home file; zeros beyond the engine's idea of its size, which
+    // a truncate lowers even when cutting the file failed.
+    const auto read_home = [&](off_t at, std::size_t bytes) {
+        std::int64_t home_size;
+        {
+            std::lock_guard lock(mutex_);
+            home_size = file->home_size;
+        }
+        const auto limit = static_cast<std::size_t>(
+            std::clamp<std::int64_t>(home_size - at, 0, static_cast<std::int64_t>(bytes)));
         char* to = out + (at - offset);
-        const ssize_t n = file->io->pread(to, std::min(bytes, limit), at, h->past_cache);
+        const ssize_t n = limit > 0 ? file->io->pread(to, limit, at, h->past_cache) : 0;
         if (n >= 0) std::memset(to + n, 0, bytes - static_cast<std::size_t>(n));
         return n;
     };
@@ -72,7 +80,7 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
             // readahead serves a sequential stream in large IOs (O_DIRECT made every 4 KiB read of
             // a bypassed scan its own IO: 200 reads a second on the lab's hdd instead of its
             // 20 MiB/s).
-            if (const ssize_t n = read_home(pos, chunk, chunk); n < 0) return n;
+            if (const ssize_t n = read_home(pos, chunk); n < 0) return n;
             if (direct) bypassed_ += chunk;
         } else {
             ssize_t n = cache_->pread(out + (pos - offset), chunk,
@@ -80,17 +88,7 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
             // The cache file cannot read it: a clean line holds the home file's bytes (read there
             // under the lease, so that no write changes them meanwhile); a dirty line's bytes are
             // only in the cache file.
-            if (n < 0) {
-                std::int64_t home_size = -1;
-                {
-                    std::lock_guard lock(mutex_);
-                    if (!meta_[lease.slot].dirty) home_size = file->home_size;
-                }
-                if (home_size >= 0)
-                    n = read_home(
-                        pos, chunk,
-                        static_cast<std::size_t>(std::max<std::int64_t>(0, home_size - pos)));
-            }
+            if (n < 0 && line_clean(lease.slot)) n = read_home(pos, chunk);
             release(lease);
             if (n < 0) return n;
             if (lease.hit) {
@@ -103,6 +101,11 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
         pos += static_cast<off_t>(chunk);
     }
     return static_cast<ssize_t>(count);
+}
+
+bool Engine::line_clean(Slot slot) {
+    std::lock_guard lock(mutex_);
+    return !meta_[slot].dirty;
 }
 
 ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, std::size_t count,

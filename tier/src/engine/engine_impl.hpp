@@ -143,6 +143,7 @@ private:
     void unpin_locked(Slot slot); // with mutex_ held
     void drop_line_locked(Slot slot);
     bool refuse_clean_line(Slot slot);
+    bool line_clean(Slot slot);
     void unlist_home_write_locked(Key key);
     static constexpr int refused_by_cache = 1;
     int write_leased_line(HomeFile& file, const Lease& lease, const char* data, std::size_t chunk,
