@@ -1,0 +1,37 @@
+// The engine configuration of the crash tests (crash_test.cpp, crash_cases_test.cpp): a cache a
+// third of the workload's file, a low dirty bound and a short write-back delay, so that evictions
+// and write-backs happen under pressure throughout.
+#pragma once
+
+#include "engine_fixture.hpp"
+#include "iosig/tier/io.hpp"
+
+#include <memory>
+
+namespace iosig::tier::test_support {
+
+inline TierConfig config_for(const ScratchDir& dir, std::shared_ptr<IoFaults> faults,
+                             std::uint64_t journal_compaction_bytes = 64ull << 20) {
+    TierConfig c;
+    c.cache_file = dir / "cache.tier";
+    c.line_size = 4096;
+    c.cache_size = 8 * 4096; // a third of the file: evictions and write-backs under pressure
+    c.max_dirty_lines = 4;
+    c.writeback_delay = 0.002;
+    c.policy = "lru";
+    c.sequential_cutoff = 0;
+    c.journal_compaction_bytes = journal_compaction_bytes;
+    c.faults = std::move(faults);
+    return c;
+}
+
+// config_for with the smallest cache (4 lines) and no write-back unless the test asks for it: the
+// one-case tests (crash_cases_test.cpp) decide which line sits in which slot.
+inline TierConfig four_line_config(const ScratchDir& dir, std::shared_ptr<IoFaults> faults) {
+    TierConfig c = config_for(dir, std::move(faults));
+    c.cache_size = 4 * c.line_size;
+    c.writeback_delay = 3600;
+    return c;
+}
+
+} // namespace iosig::tier::test_support
