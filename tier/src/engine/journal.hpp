@@ -123,9 +123,9 @@ template <class Before>
 int Journal::sync_to(std::int64_t sequence, Before&& before) {
     std::lock_guard lock(sync_mutex_);
     if (synced_ >= sequence) return 0;
+    if (sequence > appended()) return -EIO; // never_appended: no sync can make it durable
     if (const int e = before(); e < 0) return e;
-    if (const int e = sync_locked(); e < 0) return e;
-    return synced_ >= sequence ? 0 : -EIO; // never_appended
+    return sync_locked();
 }
 
 } // namespace iosig::tier::detail
