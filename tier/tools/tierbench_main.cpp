@@ -286,6 +286,7 @@ int main(int argc, char** argv) {
                 {"prefetch_hits", run.stats.prefetch_hits},
                 {"bypassed_bytes", run.stats.bypassed_bytes},
                 {"cache_refusals", run.stats.cache_refusals},
+                {"slots_out_of_use", run.stats.slots_out_of_use},
                 {"home_syncs", run.stats.home_syncs},
                 {"writer_wait_seconds", run.stats.writer_wait_seconds},
                 {"journal_rewrites", run.stats.journal_rewrites},

@@ -120,6 +120,7 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             std::min<std::size_t>(line_size_ - in, static_cast<std::size_t>(end - pos));
         const Key key = key_of(file.id, line);
         const char* data = in_buffer + (pos - offset);
+        if (const int e = check_not_set_aside(key); e < 0) return e;
         invalidate_prefetched(key);
         ++file.write_generation;
         // A write home past the cache (the bypass, or a line the cache refused) is listed in
@@ -172,6 +173,24 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
     return static_cast<ssize_t>(count);
 }
 
+// A slot set aside (set_aside_) may still be listed by the journal as holding its last line
+// dirty, with bytes older than any write of that line since: recovery would write them over the
+// line. So the line takes no write, through the cache or past it, until the slot's CLEAN record
+// is appended (the journal takes records again); -EIO until then.
+// A slot is set aside only by a truncate, whose range hold the write has waited for, so the count
+// read without the lock is current for this line.
+int Engine::check_not_set_aside(Key key) {
+    if (set_aside_count_.load() == 0) return 0;
+    std::lock_guard lock(mutex_);
+    const auto holds = [&] {
+        return std::any_of(set_aside_.begin(), set_aside_.end(),
+                           [&](Slot s) { return key_of(meta_[s].file, meta_[s].line) == key; });
+    };
+    if (set_aside_.empty() || !holds()) return 0;
+    return_slots_set_aside_locked();
+    return holds() ? -EIO : 0;
+}
+
 // Writes `chunk` bytes of a write at `pos` into the leased line and releases it: 0, -errno, or
 // refused_by_cache when the cache file failed and the line was dropped (refuse_clean_line), so that
 // the caller writes the bytes home instead.
@@ -187,8 +206,16 @@ int Engine::write_leased_line(HomeFile& file, const Lease& lease, const char* da
         std::lock_guard lock(mutex_);
         meta_[lease.slot].content_epoch = ++cache_epoch_; // the line's first data in this slot
     }
-    const int marked =
+    int marked =
         n < 0 ? static_cast<int>(n) : mark_dirty(file, lease.slot, pos + static_cast<off_t>(chunk));
+    // The journal cannot record the line dirty: the slot now holds bytes the home file lacks
+    // under no record, so the line leaves the cache and the write goes home (the line was clean
+    // and is not being written back, or mark_dirty would have needed no record).
+    if (marked == unrecorded_dirty) {
+        marked = refuse_clean_line(lease.slot) ? refused_by_cache : -EIO;
+        release(lease);
+        return marked;
+    }
     release(lease);
     if (marked == 0) ++(lease.hit ? write_hits_ : write_misses_);
     return marked;

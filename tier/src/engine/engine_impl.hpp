@@ -146,9 +146,12 @@ private:
     bool line_clean(Slot slot);
     void unlist_home_write_locked(Key key);
     static constexpr int refused_by_cache = 1;
+    static constexpr int unrecorded_dirty = 2; // mark_dirty: the journal refused the DIRTY record
     int write_leased_line(HomeFile& file, const Lease& lease, const char* data, std::size_t chunk,
                           off_t pos);
     int take_slot(std::unique_lock<std::mutex>& lock, Slot& slot);
+    void return_slots_set_aside_locked();
+    int check_not_set_aside(Key key);
     int fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run);
     std::uint64_t fill_run_length(const HomeFile& file, std::uint64_t line, std::int64_t home_size,
                                   FillRun& run);
@@ -208,6 +211,12 @@ private:
     std::unique_ptr<LineLock[]> data_locks_; // line_lock.hpp: 4 bytes a line
     FlatMap index_;
     std::vector<Slot> free_;
+    // Slots whose last line left the cache without its CLEAN record (a truncate while the journal
+    // failed): the journal may still list them as holding that line, so no line may land in them
+    // until the record is appended (take_slot retries: return_slots_set_aside_locked).
+    std::vector<Slot> set_aside_;
+    // Its size, read without mutex_ by every write (check_not_set_aside): almost always 0.
+    std::atomic<std::size_t> set_aside_count_{0};
     std::unique_ptr<EvictionPolicy> policy_;
     // Every dirty line has exactly one entry here with its current dirty_token (mark_dirty and a
     // write-back that found new data push one; the flusher re-queues what it takes); entries

@@ -18,6 +18,12 @@ int Engine::take_slot(std::unique_lock<std::mutex>& lock, Slot& slot) {
     };
     for (;;) {
         if (stopping_ && abandoned_) return -EIO;
+        if (!set_aside_.empty()) {
+            return_slots_set_aside_locked();
+            // No slot can take a line until the journal takes records again: the caller goes
+            // to the home file rather than wait.
+            if (set_aside_.size() == lines_) return -EIO;
+        }
         if (!free_.empty()) {
             slot = free_.back();
             free_.pop_back();
@@ -58,6 +64,23 @@ int Engine::take_slot(std::unique_lock<std::mutex>& lock, Slot& slot) {
         ++slot_waiters_;
         changed_.wait_for(lock, std::chrono::milliseconds(100));
         --slot_waiters_;
+    }
+}
+
+// With mutex_ held: the slots set aside get their CLEAN records, as long as the journal takes
+// them, and return to the free list; the next line in each waits for its record to be durable.
+// While the journal fails this costs one failed append per slot taken.
+void Engine::return_slots_set_aside_locked() {
+    while (!set_aside_.empty()) {
+        const Slot s = set_aside_.back();
+        const std::int64_t record = journal_->append_clean(s);
+        if (record < 0) return;
+        set_aside_.pop_back();
+        set_aside_count_ = set_aside_.size();
+        LineMeta& m = meta_[s];
+        m.clean_record = record;
+        m.in_free_list = true;
+        free_.push_back(s);
     }
 }
 
@@ -263,36 +286,47 @@ void Engine::drop_line_locked(Slot slot) {
     m.key = 0;
 }
 
-// A slot that lost its line (drop_line_locked) returns to the free list with its last pin.
+// A slot that lost its line (drop_line_locked) returns to the free list with its last pin, or is
+// set aside when the journal could not record that line clean (set_aside_).
 void Engine::unpin_locked(Slot slot) {
     LineMeta& m = meta_[slot];
     if (--m.pins != 0) return;
     if (!m.valid && m.key == 0 && !m.in_free_list) {
-        m.in_free_list = true;
-        free_.push_back(slot);
+        if (m.clean_record == Journal::never_appended) {
+            set_aside_.push_back(slot);
+            set_aside_count_ = set_aside_.size();
+        } else {
+            m.in_free_list = true;
+            free_.push_back(slot);
+        }
     }
     if (slot_waiters_ > 0) changed_.notify_all();
 }
 
 // With the line's data lock held exclusively, after its data was written into the cache file.
+// Returns unrecorded_dirty, with nothing changed, when a clean line's DIRTY record cannot be
+// appended (the journal's device is full or gone): the caller drops the line and writes home.
 int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
     std::int64_t record = 0;
     {
         std::lock_guard lock(mutex_);
         LineMeta& m = meta_[slot];
-        ++m.generation;
-        const bool grew = new_size > file.size;
-        if (grew) file.size = new_size;
+        const std::int64_t size = std::max(file.size, new_size);
         if (!m.dirty) {
+            record = journal_->append_dirty(slot, file.id, m.line, size);
+            // A failed append leaves no whole record (a torn one is overwritten by the next):
+            // the journal still says what it said of the slot before this write.
+            if (record < 0) return unrecorded_dirty;
             m.dirty = true;
             ++dirty_count_;
             m.dirty_token = ++dirty_tokens_;
             m.dirty_since = now();
             dirty_fifo_.emplace_back(slot, m.dirty_token);
-            record = journal_->append_dirty(slot, file.id, m.line, file.size);
-        } else if (grew) {
-            record = journal_->append_size(file.id, file.size);
+        } else if (size > file.size) {
+            record = journal_->append_size(file.id, size);
         }
+        ++m.generation;
+        file.size = size;
     }
     if (record < 0) return static_cast<int>(record);
     if (record == 0) return 0;

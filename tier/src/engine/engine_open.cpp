@@ -349,6 +349,7 @@ TierStats Engine::stats() const {
     {
         std::lock_guard lock(mutex_);
         s.dirty_lines = dirty_count_;
+        s.slots_out_of_use = set_aside_.size();
     }
     s.numa_node = staging_->numa_placed() ? staging_->node() : -1;
     s.io_uring = uring_;

@@ -201,6 +201,14 @@ void IoFaults::fail_nth_write(std::uint64_t n, std::set<FileRole> roles) {
     failed_ = false;
 }
 
+void IoFaults::fail_now(std::set<FileRole> roles) {
+    std::lock_guard lock(mutex_);
+    fail_at_ = 0;
+    fail_roles_ = std::move(roles);
+    counted_ = 0;
+    failed_ = true;
+}
+
 void IoFaults::clear_failures() {
     std::lock_guard lock(mutex_);
     fail_at_ = 0;

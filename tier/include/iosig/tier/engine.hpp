@@ -79,6 +79,9 @@ struct TierStats {
     // Lines of writes that went to the home file because the cache could not take them: its
     // file failed, or every line was dirty while write-back was failing.
     std::uint64_t cache_refusals = 0;
+    // Slots out of use now: their last line left the cache while the journal could not record it
+    // clean, so no other line may land there until it can (docs/tier.md, the journal failing).
+    std::uint64_t slots_out_of_use = 0;
     std::uint64_t prefetches_issued = 0, prefetch_hits = 0;
     std::uint64_t prefetch_reads = 0; // home reads for the prefetches (adjacent lines share one)
     std::uint64_t dirty_lines = 0;    // now

@@ -89,6 +89,9 @@ public:
     // The n-th write (1-based, counted over files of the given roles) fails with EIO, and so does
     // every later write or sync of those roles: the device is gone from that instant.
     void fail_nth_write(std::uint64_t n, std::set<FileRole> roles);
+    // Every write and sync of files of these roles fails with EIO from now on (the device is
+    // gone), until clear_failures().
+    void fail_now(std::set<FileRole> roles);
     void clear_failures();
     // Every write to files of `role` waits this long first (a slow device, to widen race windows).
     void slow_down(FileRole role, std::chrono::microseconds delay);

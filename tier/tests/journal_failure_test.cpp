@@ -1,0 +1,179 @@
+// The journal fails (its device is full or gone) while the program goes on. A write whose line
+// needs a DIRTY record that cannot be appended goes to the home file when the line holds nothing
+// the home file lacks, as the program's own write would have, and the line leaves the cache. A
+// slot whose line left without its CLEAN record (a truncate while the journal failed) is set
+// aside, not offered to every miss, and returns to use once the journal takes records again.
+#include "engine_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+namespace iosig::tier {
+namespace {
+
+using test_support::pattern;
+using test_support::read_file;
+using test_support::ScratchDir;
+using test_support::small_config;
+using test_support::write_file;
+
+constexpr std::size_t line = 4096;
+
+std::vector<char> slice(const std::vector<char>& v, std::size_t from, std::size_t count) {
+    return {v.begin() + static_cast<std::ptrdiff_t>(from),
+            v.begin() + static_cast<std::ptrdiff_t>(from + count)};
+}
+
+// A 4-line cache over a 5-line home file whose journal can be made to fail.
+struct FailingJournal {
+    FailingJournal() {
+        write_file(home, initial);
+        TierConfig config = small_config(dir, 4);
+        config.max_dirty_lines = 4; // every line may be dirty: nothing goes home unless asked
+        config.faults = faults;
+        tier = TierCache::open(config);
+        h = tier->open_file(home, O_RDWR);
+    }
+    std::vector<char> read_line(std::size_t l) {
+        std::vector<char> v(line);
+        EXPECT_EQ(tier->pread(h, v.data(), line, static_cast<off_t>(l * line)),
+                  static_cast<ssize_t>(line));
+        return v;
+    }
+    void fail_journal() { faults->fail_now({FileRole::journal}); }
+
+    ScratchDir dir;
+    std::filesystem::path home = dir / "home.dat";
+    std::vector<char> initial = pattern(5 * line, 1);
+    std::shared_ptr<IoFaults> faults = std::make_shared<IoFaults>();
+    std::unique_ptr<TierCache> tier;
+    int h = -1;
+};
+
+// Line 0 is cached and clean. Ten bytes written into it need a DIRTY record, which the journal
+// cannot take: they go home, and every later read sees them.
+TEST(JournalFailure, AWriteOfACleanLineWhoseDirtyRecordCannotBeAppendedGoesHome) {
+    FailingJournal t;
+    ASSERT_GE(t.h, 0);
+    EXPECT_EQ(t.read_line(0), slice(t.initial, 0, line));
+    t.fail_journal();
+    const std::vector<char> ten(10, 'w');
+    EXPECT_EQ(t.tier->pwrite(t.h, ten.data(), ten.size(), 100), 10);
+    auto expected = t.initial;
+    std::copy(ten.begin(), ten.end(), expected.begin() + 100);
+    EXPECT_EQ(slice(read_file(t.home), 0, line), slice(expected, 0, line)) << "not home";
+    EXPECT_EQ(t.read_line(0), slice(expected, 0, line));
+    EXPECT_EQ(t.tier->stats().cache_refusals, 1u);
+    EXPECT_EQ(t.tier->stats().dirty_lines, 0u);
+    EXPECT_EQ(t.tier->close(t.h), 0);
+    EXPECT_EQ(read_file(t.home), expected);
+}
+
+// Lines 0-3 fill the cache, clean. A whole-line write of line 4 evicts line 0 and lands in its
+// slot, but its DIRTY record cannot be appended: the write goes home and the slot, which now holds
+// line 4's bytes under no record, is no line's: line 0 is read from home again.
+TEST(JournalFailure, AWholeLineWriteWhoseDirtyRecordCannotBeAppendedGoesHome) {
+    FailingJournal t;
+    ASSERT_GE(t.h, 0);
+    for (std::size_t l = 0; l < 4; ++l)
+        EXPECT_EQ(t.read_line(l), slice(t.initial, l * line, line));
+    t.fail_journal();
+    const auto fresh = pattern(line, 2);
+    EXPECT_EQ(t.tier->pwrite(t.h, fresh.data(), line, 4 * line), static_cast<ssize_t>(line));
+    EXPECT_EQ(t.read_line(4), fresh);
+    for (std::size_t l = 0; l < 4; ++l)
+        EXPECT_EQ(t.read_line(l), slice(t.initial, l * line, line)) << "line " << l;
+    auto expected = slice(t.initial, 0, 4 * line);
+    expected.insert(expected.end(), fresh.begin(), fresh.end());
+    EXPECT_EQ(read_file(t.home), expected);
+}
+
+// A dirty line already has its DIRTY record: a write into it that does not grow the file needs
+// none, and stays in the cache.
+TEST(JournalFailure, AWriteOfADirtyLineNeedsNoRecordAndStaysInTheCache) {
+    FailingJournal t;
+    ASSERT_GE(t.h, 0);
+    const auto first = pattern(line, 3);
+    ASSERT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), static_cast<ssize_t>(line));
+    t.fail_journal();
+    const std::vector<char> ten(10, 'w');
+    EXPECT_EQ(t.tier->pwrite(t.h, ten.data(), ten.size(), 100), 10);
+    EXPECT_EQ(t.tier->stats().cache_refusals, 0u);
+    EXPECT_EQ(t.tier->stats().dirty_lines, 1u);
+    auto expected = first;
+    std::copy(ten.begin(), ten.end(), expected.begin() + 100);
+    EXPECT_EQ(t.read_line(0), expected);
+}
+
+// Line 0 is dirty in one slot; the other three slots were never used. The journal fails and the
+// file is cut to 0: line 0 leaves the cache, but its CLEAN record cannot be appended, so its slot
+// may hold no other line (recovery would write that line's bytes over line 0). That one slot is
+// set aside; the other three keep serving reads. Line 0 itself takes no write until the journal
+// works again (CrashSafety.AWriteOfALineASlotSetAsideStillHoldsIsNeverUndoneByRecovery).
+TEST(JournalFailure, ASlotATruncateCouldNotRecordCleanIsSetAsideAndTheOthersServe) {
+    FailingJournal t;
+    ASSERT_GE(t.h, 0);
+    const auto first = pattern(line, 4);
+    ASSERT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), static_cast<ssize_t>(line));
+    t.fail_journal();
+    EXPECT_LT(t.tier->ftruncate(t.h, 0), 0);
+    EXPECT_EQ(t.tier->stats().slots_out_of_use, 1u);
+    EXPECT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), -EIO);
+    // Lines 1-3 written while the journal fails go home (their DIRTY records cannot be
+    // appended); then read twice: the second pass hits the three usable slots.
+    const auto three = pattern(3 * line, 5);
+    ASSERT_EQ(t.tier->pwrite(t.h, three.data(), three.size(), line),
+              static_cast<ssize_t>(three.size()));
+    for (std::size_t l = 1; l < 4; ++l)
+        EXPECT_EQ(t.read_line(l), slice(three, (l - 1) * line, line));
+    const std::uint64_t hits_before = t.tier->stats().read_hits;
+    for (std::size_t l = 1; l < 4; ++l)
+        EXPECT_EQ(t.read_line(l), slice(three, (l - 1) * line, line));
+    EXPECT_EQ(t.tier->stats().read_hits - hits_before, 3u)
+        << "the slot set aside was offered to every miss";
+}
+
+// The same slot set aside; then the journal takes records again. The slot gets its CLEAN record
+// and returns to use: four new lines written all stay in the cache.
+TEST(JournalFailure, ASlotSetAsideReturnsOnceTheJournalTakesRecordsAgain) {
+    FailingJournal t;
+    ASSERT_GE(t.h, 0);
+    const auto first = pattern(line, 6);
+    ASSERT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), static_cast<ssize_t>(line));
+    t.fail_journal();
+    EXPECT_LT(t.tier->ftruncate(t.h, 0), 0);
+    t.faults->clear_failures();
+    const auto four = pattern(4 * line, 7);
+    ASSERT_EQ(t.tier->pwrite(t.h, four.data(), four.size(), 0), static_cast<ssize_t>(four.size()));
+    const TierStats stats = t.tier->stats();
+    EXPECT_EQ(stats.cache_refusals, 0u);
+    EXPECT_EQ(stats.dirty_lines, 4u);
+    EXPECT_EQ(stats.slots_out_of_use, 0u);
+    ASSERT_EQ(t.tier->close(t.h), 0);
+    // The failed truncate left the home file's fifth line; the engine's file ends at four.
+    EXPECT_EQ(slice(read_file(t.home), 0, four.size()), four);
+}
+
+// Every slot set aside (four dirty lines cut off while the journal fails): the cache takes no
+// line, and reads and writes of other lines go to the home file instead of waiting for a slot
+// forever.
+TEST(JournalFailure, WithEverySlotSetAsideCallsGoHome) {
+    FailingJournal t;
+    ASSERT_GE(t.h, 0);
+    const auto four = pattern(4 * line, 8);
+    ASSERT_EQ(t.tier->pwrite(t.h, four.data(), four.size(), 0), static_cast<ssize_t>(four.size()));
+    t.fail_journal();
+    EXPECT_LT(t.tier->ftruncate(t.h, 0), 0);
+    EXPECT_EQ(t.tier->stats().slots_out_of_use, 4u);
+    const auto two = pattern(2 * line, 9);
+    ASSERT_EQ(t.tier->pwrite(t.h, two.data(), two.size(), 4 * line),
+              static_cast<ssize_t>(two.size()));
+    EXPECT_EQ(t.tier->stats().cache_refusals, 2u);
+    std::vector<char> got(two.size());
+    EXPECT_EQ(t.tier->pread(t.h, got.data(), got.size(), 4 * line),
+              static_cast<ssize_t>(got.size()));
+    EXPECT_EQ(got, two);
+    EXPECT_EQ(slice(read_file(t.home), 4 * line, two.size()), two);
+}
+
+} // namespace
+} // namespace iosig::tier
