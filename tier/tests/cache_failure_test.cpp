@@ -3,7 +3,7 @@
 // write goes to the home file, as the program's own write would have; a dirty line's earlier writes
 // are only in the cache file, so a write to it fails and keeps them. No read ever returns bytes of
 // another line that the slot held before.
-#include "engine_fixture.hpp"
+#include "failing_device.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,40 +12,13 @@ namespace {
 
 using test_support::pattern;
 using test_support::read_file;
-using test_support::ScratchDir;
-using test_support::small_config;
-using test_support::write_file;
+using test_support::slice;
 
-constexpr std::size_t line = 4096;
+constexpr std::size_t line = test_support::device_test_line;
 
-std::vector<char> read_line(TierCache& tier, int h, std::size_t l) {
-    std::vector<char> v(line);
-    EXPECT_EQ(tier.pread(h, v.data(), line, static_cast<off_t>(l * line)),
-              static_cast<ssize_t>(line));
-    return v;
-}
-
-std::vector<char> slice(const std::vector<char>& v, std::size_t from, std::size_t count) {
-    return {v.begin() + static_cast<std::ptrdiff_t>(from),
-            v.begin() + static_cast<std::ptrdiff_t>(from + count)};
-}
-
-struct FailingCache {
-    FailingCache() {
-        write_file(home, initial);
-        TierConfig config = small_config(dir, 4); // the smallest cache
-        config.faults = faults;
-        tier = TierCache::open(config);
-        h = tier->open_file(home, O_RDWR);
-    }
+// FailingDevice with the cache file refusing writes from its next one on.
+struct FailingCache : test_support::FailingDevice {
     void fail_cache_writes() { faults->fail_nth_write(1, {FileRole::cache}); }
-
-    ScratchDir dir;
-    std::filesystem::path home = dir / "home.dat";
-    std::vector<char> initial = pattern(5 * line, 1);
-    std::shared_ptr<IoFaults> faults = std::make_shared<IoFaults>();
-    std::unique_ptr<TierCache> tier;
-    int h = -1;
 };
 
 // The cache's four lines hold lines 0-3, clean. A whole-line write of line 4 takes the least
@@ -55,13 +28,13 @@ TEST(CacheFileFailure, AWholeLineWriteItRefusesGoesHome) {
     FailingCache t;
     ASSERT_GE(t.h, 0);
     for (std::size_t l = 0; l < 4; ++l)
-        EXPECT_EQ(read_line(*t.tier, t.h, l), slice(t.initial, l * line, line));
+        EXPECT_EQ(t.read_line(l), slice(t.initial, l * line, line));
     t.fail_cache_writes();
     const auto fresh = pattern(line, 2);
     EXPECT_EQ(t.tier->pwrite(t.h, fresh.data(), line, 4 * line), static_cast<ssize_t>(line));
-    EXPECT_EQ(read_line(*t.tier, t.h, 4), fresh) << "line 4 read other bytes";
+    EXPECT_EQ(t.read_line(4), fresh) << "line 4 read other bytes";
     for (std::size_t l = 0; l < 4; ++l)
-        EXPECT_EQ(read_line(*t.tier, t.h, l), slice(t.initial, l * line, line));
+        EXPECT_EQ(t.read_line(l), slice(t.initial, l * line, line));
     EXPECT_GE(t.tier->stats().cache_refusals, 1u);
     ASSERT_EQ(t.tier->close(t.h), 0);
     auto expected = slice(t.initial, 0, 4 * line);
@@ -73,13 +46,13 @@ TEST(CacheFileFailure, AWholeLineWriteItRefusesGoesHome) {
 TEST(CacheFileFailure, APartialWriteOfACleanLineItRefusesGoesHome) {
     FailingCache t;
     ASSERT_GE(t.h, 0);
-    EXPECT_EQ(read_line(*t.tier, t.h, 0), slice(t.initial, 0, line));
+    EXPECT_EQ(t.read_line(0), slice(t.initial, 0, line));
     t.fail_cache_writes();
     const std::vector<char> ten(10, 'w');
     EXPECT_EQ(t.tier->pwrite(t.h, ten.data(), ten.size(), 100), 10);
     auto expected = t.initial;
     std::copy(ten.begin(), ten.end(), expected.begin() + 100);
-    EXPECT_EQ(read_line(*t.tier, t.h, 0), slice(expected, 0, line));
+    EXPECT_EQ(t.read_line(0), slice(expected, 0, line));
     ASSERT_EQ(t.tier->close(t.h), 0);
     EXPECT_EQ(read_file(t.home), expected);
 }
@@ -95,7 +68,7 @@ TEST(CacheFileFailure, AWriteOfADirtyLineItRefusesFailsAndKeepsTheLine) {
     t.fail_cache_writes();
     const std::vector<char> ten(10, 'w');
     EXPECT_EQ(t.tier->pwrite(t.h, ten.data(), ten.size(), 100), -EIO);
-    EXPECT_EQ(read_line(*t.tier, t.h, 0), first);
+    EXPECT_EQ(t.read_line(0), first);
     t.faults->clear_failures();
     ASSERT_EQ(t.tier->fsync(t.h), 0);
     EXPECT_EQ(slice(read_file(t.home), 0, line), first);
@@ -125,7 +98,7 @@ TEST(CacheFileFailure, AReadOfADirtyLineItCannotReadFails) {
     std::vector<char> got(line);
     EXPECT_EQ(t.tier->pread(t.h, got.data(), line, 0), -EIO);
     t.faults->clear_failures();
-    EXPECT_EQ(read_line(*t.tier, t.h, 0), first);
+    EXPECT_EQ(t.read_line(0), first);
 }
 
 } // namespace

@@ -3,7 +3,7 @@
 // the home file lacks, as the program's own write would have, and the line leaves the cache. A
 // slot whose line left without its CLEAN record (a truncate while the journal failed) is set
 // aside, not offered to every miss, and returns to use once the journal takes records again.
-#include "engine_fixture.hpp"
+#include "failing_device.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,41 +12,22 @@ namespace {
 
 using test_support::pattern;
 using test_support::read_file;
-using test_support::ScratchDir;
-using test_support::small_config;
-using test_support::write_file;
+using test_support::slice;
 
-constexpr std::size_t line = 4096;
+constexpr std::size_t line = test_support::device_test_line;
 
-std::vector<char> slice(const std::vector<char>& v, std::size_t from, std::size_t count) {
-    return {v.begin() + static_cast<std::ptrdiff_t>(from),
-            v.begin() + static_cast<std::ptrdiff_t>(from + count)};
-}
-
-// A 4-line cache over a 5-line home file whose journal can be made to fail.
-struct FailingJournal {
-    FailingJournal() {
-        write_file(home, initial);
-        TierConfig config = small_config(dir, 4);
-        config.max_dirty_lines = 4; // every line may be dirty: nothing goes home unless asked
-        config.faults = faults;
-        tier = TierCache::open(config);
-        h = tier->open_file(home, O_RDWR);
-    }
-    std::vector<char> read_line(std::size_t l) {
-        std::vector<char> v(line);
-        EXPECT_EQ(tier->pread(h, v.data(), line, static_cast<off_t>(l * line)),
-                  static_cast<ssize_t>(line));
-        return v;
-    }
+// FailingDevice with the journal failing from now on.
+struct FailingJournal : test_support::FailingDevice {
     void fail_journal() { faults->fail_now({FileRole::journal}); }
-
-    ScratchDir dir;
-    std::filesystem::path home = dir / "home.dat";
-    std::vector<char> initial = pattern(5 * line, 1);
-    std::shared_ptr<IoFaults> faults = std::make_shared<IoFaults>();
-    std::unique_ptr<TierCache> tier;
-    int h = -1;
+    // Lines 0 .. lines-1 written (dirty, `seed`), then the journal fails and the file is cut to
+    // 0: the truncate cannot record them clean, so their slots are set aside.
+    void cut_off_while_the_journal_fails(std::size_t lines, unsigned seed) {
+        const auto data = pattern(lines * line, seed);
+        ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+        fail_journal();
+        EXPECT_LT(tier->ftruncate(h, 0), 0);
+        EXPECT_EQ(tier->stats().slots_out_of_use, lines);
+    }
 };
 
 // Line 0 is cached and clean. Ten bytes written into it need a DIRTY record, which the journal
@@ -112,12 +93,9 @@ TEST(JournalFailure, AWriteOfADirtyLineNeedsNoRecordAndStaysInTheCache) {
 TEST(JournalFailure, ASlotATruncateCouldNotRecordCleanIsSetAsideAndTheOthersServe) {
     FailingJournal t;
     ASSERT_GE(t.h, 0);
-    const auto first = pattern(line, 4);
-    ASSERT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), static_cast<ssize_t>(line));
-    t.fail_journal();
-    EXPECT_LT(t.tier->ftruncate(t.h, 0), 0);
-    EXPECT_EQ(t.tier->stats().slots_out_of_use, 1u);
-    EXPECT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), -EIO);
+    t.cut_off_while_the_journal_fails(1, 4);
+    const auto again = pattern(line, 5);
+    EXPECT_EQ(t.tier->pwrite(t.h, again.data(), line, 0), -EIO);
     // Lines 1-3 written while the journal fails go home (their DIRTY records cannot be
     // appended); then read twice: the second pass hits the three usable slots.
     const auto three = pattern(3 * line, 5);
@@ -137,10 +115,7 @@ TEST(JournalFailure, ASlotATruncateCouldNotRecordCleanIsSetAsideAndTheOthersServ
 TEST(JournalFailure, ASlotSetAsideReturnsOnceTheJournalTakesRecordsAgain) {
     FailingJournal t;
     ASSERT_GE(t.h, 0);
-    const auto first = pattern(line, 6);
-    ASSERT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), static_cast<ssize_t>(line));
-    t.fail_journal();
-    EXPECT_LT(t.tier->ftruncate(t.h, 0), 0);
+    t.cut_off_while_the_journal_fails(1, 6);
     t.faults->clear_failures();
     const auto four = pattern(4 * line, 7);
     ASSERT_EQ(t.tier->pwrite(t.h, four.data(), four.size(), 0), static_cast<ssize_t>(four.size()));
@@ -159,11 +134,7 @@ TEST(JournalFailure, ASlotSetAsideReturnsOnceTheJournalTakesRecordsAgain) {
 TEST(JournalFailure, WithEverySlotSetAsideCallsGoHome) {
     FailingJournal t;
     ASSERT_GE(t.h, 0);
-    const auto four = pattern(4 * line, 8);
-    ASSERT_EQ(t.tier->pwrite(t.h, four.data(), four.size(), 0), static_cast<ssize_t>(four.size()));
-    t.fail_journal();
-    EXPECT_LT(t.tier->ftruncate(t.h, 0), 0);
-    EXPECT_EQ(t.tier->stats().slots_out_of_use, 4u);
+    t.cut_off_while_the_journal_fails(4, 8);
     const auto two = pattern(2 * line, 9);
     ASSERT_EQ(t.tier->pwrite(t.h, two.data(), two.size(), 4 * line),
               static_cast<ssize_t>(two.size()));
