@@ -5,7 +5,9 @@
 // aside, not offered to every miss, and returns to use once the journal takes records again.
 #include "failing_device.hpp"
 
+#include <chrono>
 #include <gtest/gtest.h>
+#include <thread>
 
 namespace iosig::tier {
 namespace {
@@ -144,6 +146,83 @@ TEST(JournalFailure, WithEverySlotSetAsideCallsGoHome) {
               static_cast<ssize_t>(got.size()));
     EXPECT_EQ(got, two);
     EXPECT_EQ(slice(read_file(t.home), 4 * line, two.size()), two);
+}
+
+// Lines 0 and 1 are dirty when the journal fails. An fsync writes them home and syncs the home
+// file, but cannot record them clean: they stay dirty in the cache (the journal lists their slots
+// as holding them, with the bytes that are now home, so recovery could only write those bytes
+// again). The fsync succeeds, as the program's own would have: its bytes are durable.
+TEST(JournalFailure, AnFsyncSucceedsOnceTheLinesAreHomeThoughTheJournalCannotRecordThemClean) {
+    FailingJournal t;
+    ASSERT_GE(t.h, 0);
+    const auto two = pattern(2 * line, 10);
+    ASSERT_EQ(t.tier->pwrite(t.h, two.data(), two.size(), 0), static_cast<ssize_t>(two.size()));
+    t.fail_journal();
+    EXPECT_EQ(t.tier->fsync(t.h), 0);
+    EXPECT_EQ(slice(read_file(t.home), 0, two.size()), two);
+    EXPECT_EQ(t.tier->stats().dirty_lines, 2u) << "recorded clean without a record";
+    // Written again (no record needed: the line is dirty) and synced again.
+    const auto again = pattern(line, 11);
+    ASSERT_EQ(t.tier->pwrite(t.h, again.data(), line, 0), static_cast<ssize_t>(line));
+    EXPECT_EQ(t.tier->fsync(t.h), 0);
+    EXPECT_EQ(slice(read_file(t.home), 0, line), again);
+    // The journal takes records again: the next write-back records them clean.
+    t.faults->clear_failures();
+    EXPECT_EQ(t.tier->fsync(t.h), 0);
+    EXPECT_EQ(t.tier->stats().dirty_lines, 0u);
+}
+
+// Every line dirty and none can be recorded clean: a write that needs a slot does not wait for
+// one forever, it goes home.
+TEST(JournalFailure, WithEveryLineDirtyAndNoneRecordableCleanAWriteGoesHome) {
+    FailingJournal t;
+    ASSERT_GE(t.h, 0);
+    const auto four = pattern(4 * line, 12);
+    ASSERT_EQ(t.tier->pwrite(t.h, four.data(), four.size(), 0), static_cast<ssize_t>(four.size()));
+    t.fail_journal();
+    ASSERT_EQ(t.tier->fsync(t.h), 0);
+    const auto fifth = pattern(line, 13);
+    EXPECT_EQ(t.tier->pwrite(t.h, fifth.data(), line, 4 * line), static_cast<ssize_t>(line));
+    EXPECT_EQ(t.read_line(4), fifth);
+    EXPECT_EQ(slice(read_file(t.home), 4 * line, line), fifth);
+}
+
+// With the flusher at work (lines ripe after 2 ms), lines written home whose CLEAN records the
+// journal did not take are not written home again at every pass: only their records are tried,
+// and appended once the journal takes records again.
+TEST(JournalFailure, ALineAlreadyHomeIsNotWrittenAgainWhileItWaitsForItsCleanRecord) {
+    test_support::ScratchDir dir;
+    const auto home = dir / "home.dat";
+    test_support::write_file(home, pattern(4 * line, 14));
+    auto faults = std::make_shared<IoFaults>();
+    TierConfig config = test_support::small_config(dir, 4);
+    config.max_dirty_lines = 4;
+    config.writeback_delay = 0.002;
+    config.faults = faults;
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(home, O_RDWR);
+    ASSERT_GE(h, 0);
+    // The write-back's home write takes 50 ms, so the journal has failed before its CLEAN
+    // records are appended.
+    faults->slow_down(FileRole::home, std::chrono::milliseconds(50));
+    const auto two = pattern(2 * line, 15);
+    ASSERT_EQ(tier->pwrite(h, two.data(), two.size(), 0), static_cast<ssize_t>(two.size()));
+    faults->fail_now({FileRole::journal});
+    const auto until = [&](auto done) {
+        for (int i = 0; i < 400 && !done(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return done();
+    };
+    ASSERT_TRUE(until([&] { return tier->stats().writebacks >= 2; })) << "never written back";
+    faults->slow_down(FileRole::home, std::chrono::microseconds(0));
+    const std::uint64_t home_writes = faults->writes(FileRole::home);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // about 20 flusher passes
+    EXPECT_EQ(faults->writes(FileRole::home), home_writes) << "written home again";
+    EXPECT_EQ(tier->stats().dirty_lines, 2u);
+    faults->clear_failures();
+    EXPECT_TRUE(until([&] { return tier->stats().dirty_lines == 0; })) << "never recorded clean";
+    EXPECT_EQ(faults->writes(FileRole::home), home_writes) << "written home again";
+    EXPECT_EQ(slice(read_file(home), 0, two.size()), two);
 }
 
 } // namespace

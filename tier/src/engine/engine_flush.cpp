@@ -55,7 +55,25 @@ std::vector<WriteRun> write_runs(const std::vector<Snapshot>& snaps, std::size_t
 
 } // namespace
 
-int Engine::flush_slots(const std::vector<Slot>& slots) {
+// With mutex_ held: records a dirty line clean whose bytes are home and synced, the home file
+// and then the cache file (rule 3 of docs/tier.md); -errno, the line still dirty, when the journal
+// does not take the CLEAN record. Such a line stays in its slot (dirty lines are not evicted), so
+// the DIRTY record the journal keeps for it can only make recovery write the bytes that are home
+// already, or a later write's.
+int Engine::record_clean_locked(Slot slot) {
+    LineMeta& m = meta_[slot];
+    const std::int64_t record = journal_->append_clean(slot);
+    if (record < 0) return static_cast<int>(record);
+    m.dirty = false;
+    --dirty_count_;
+    m.clean_record = record;
+    return 0;
+}
+
+int Engine::flush_slots(const std::vector<Slot>& slots, int* unrecorded) {
+    const auto note_unrecorded = [&](int e) {
+        if (e < 0 && unrecorded != nullptr) *unrecorded = e;
+    };
     // Claim: a line is written back by one thread at a time.
     std::vector<Snapshot> claimed;
     {
@@ -64,6 +82,12 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
             LineMeta& m = meta_[s];
             // A truncate of the file waits for the write-backs in flight and lets none start.
             if (!m.valid || !m.dirty || m.flushing || truncating_locked(m.file)) continue;
+            // Home already, by a write-back whose CLEAN record the journal did not take: only
+            // the record is missing.
+            if (m.flushed_generation >= m.generation) {
+                note_unrecorded(record_clean_locked(s));
+                continue;
+            }
             HomeFile* file;
             {
                 std::shared_lock files(files_mutex_, std::try_to_lock);
@@ -208,15 +232,9 @@ int Engine::flush_slots(const std::vector<Slot>& slots) {
                         // A line the journal cannot record clean stays dirty: the journal still
                         // lists it in this slot, so the slot must not take other data (recovery
                         // would write that over the line), and a write to it must not go home
-                        // past the cache (recovery would write the old bytes over it).
-                        const std::int64_t record = journal_->append_clean(snap.slot);
-                        if (record < 0) {
-                            result[i - begin] = static_cast<int>(record);
-                        } else {
-                            m.dirty = false;
-                            --dirty_count_;
-                            m.clean_record = record;
-                        }
+                        // past the cache (recovery would write the old bytes over it). Its bytes
+                        // are home and synced, so an fsync waiting for them succeeds.
+                        note_unrecorded(record_clean_locked(snap.slot));
                     } else {
                         // Written again during its write-back: what is dirty now is new data, so
                         // a new dirty period starts (as Linux's redirty_tail does). Keeping the
@@ -252,7 +270,12 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
     {
         std::lock_guard lock(mutex_);
         for_each_dirty_locked([&](Slot s, const LineMeta& m) {
-            if (m.file == file_id) targets.push_back({s, m.key, m.generation});
+            if (m.file != file_id) return;
+            // Home already, its CLEAN record missing: one more try, and nothing to wait for.
+            if (m.flushed_generation >= m.generation && !m.flushing)
+                (void)record_clean_locked(s);
+            else
+                targets.push_back({s, m.key, m.generation});
         });
     }
     while (!targets.empty()) {
@@ -356,10 +379,13 @@ void Engine::flusher_loop() {
             }
             if (batch.empty()) break;
             lock.unlock();
-            const int e = flush_slots(batch);
-            flush_error_ = e;
+            int unrecorded = 0;
+            const int e = flush_slots(batch, &unrecorded);
+            // A journal that takes no CLEAN records keeps lines dirty as surely as a failing
+            // home device: writers must not wait for the room either would make.
+            flush_error_ = e < 0 ? e : unrecorded;
             lock.lock();
-            if (e < 0) break; // retry at the next interval; writers see flush_error_
+            if (flush_error_ < 0) break; // retry at the next interval; writers see flush_error_
         }
         if (!stopping_ && journal_->bytes() > std::max(config_.journal_compaction_bytes,
                                                        2 * journal_rewritten_bytes_))

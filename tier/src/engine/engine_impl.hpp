@@ -164,7 +164,10 @@ private:
     std::vector<Slot> pin_lines_from_locked(const HomeFile& file, std::uint64_t first_line);
 
     // --- engine_flush.cpp
-    int flush_slots(const std::vector<Slot>& slots);
+    // `unrecorded` (when given) receives the error of a line written home whose CLEAN record the
+    // journal did not take: the line stays dirty, but the call does not fail for it.
+    int flush_slots(const std::vector<Slot>& slots, int* unrecorded = nullptr);
+    int record_clean_locked(Slot slot);
     int flush_file(std::uint32_t file, bool sync_home);
     void flusher_loop();
     // --- engine_compaction.cpp
