@@ -71,5 +71,49 @@ TEST_F(SmallFileSystem, RoomForAFileIsTheFreeSpacePlusTheBlocksItAlreadyHolds) {
     EXPECT_TRUE(error);
 }
 
+// The journal grows on the cache's file system; when that fills up (here a filler file leaves it
+// 16 KiB), its appends fail with ENOSPC. The program must not notice: writes of clean lines go
+// home, writes of dirty lines stay in the cache, fsyncs succeed once the lines are home, and the
+// home file ends as a serial reference says.
+TEST_F(SmallFileSystem, AJournalThatFillsItsFileSystemNeverFailsTheProgram) {
+    constexpr std::size_t line = 4096, lines = 256;
+    ScratchDir home_dir; // on the ordinary file system
+    const auto home = home_dir / "home.dat";
+    std::vector<char> reference = test_support::pattern(lines * line, 1);
+    test_support::write_file(home, reference);
+    TierConfig config = small_config(dir_, 128); // 512 KiB of the 1 MiB
+    config.writeback_delay = 0.002;
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(home, O_RDWR);
+    ASSERT_GE(h, 0);
+    std::error_code error;
+    const std::uint64_t free_bytes = room_for(dir_ / "filler", error);
+    ASSERT_FALSE(error);
+    ASSERT_GT(free_bytes, 16u << 10);
+    test_support::write_file(dir_ / "filler",
+                             std::vector<char>(free_bytes - (16u << 10), 'f')); // 16 KiB left
+    std::uint64_t state = 7;
+    const auto next = [&] {
+        return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33;
+    };
+    std::vector<char> got(line);
+    for (int i = 0; i < 3000; ++i) {
+        const std::size_t l = next() % lines;
+        const off_t at = static_cast<off_t>(l * line);
+        if (next() % 4 == 0) {
+            ASSERT_EQ(tier->pread(h, got.data(), line, at), static_cast<ssize_t>(line)) << i;
+            ASSERT_TRUE(std::equal(got.begin(), got.end(), reference.begin() + at)) << i;
+            continue;
+        }
+        const auto data = test_support::pattern(line, static_cast<unsigned>(100 + i));
+        ASSERT_EQ(tier->pwrite(h, data.data(), line, at), static_cast<ssize_t>(line)) << i;
+        std::copy(data.begin(), data.end(), reference.begin() + at);
+        if (i % 32 == 31) ASSERT_EQ(tier->fsync(h), 0) << i;
+    }
+    EXPECT_GT(tier->stats().cache_refusals, 0u) << "the journal never filled its file system";
+    ASSERT_EQ(tier->close(h), 0);
+    EXPECT_EQ(test_support::read_file(home), reference);
+}
+
 } // namespace
 } // namespace iosig::tier
