@@ -72,6 +72,9 @@ struct HomeFile {
     // A write went home past the cache since the last fsync, which must then make the journal's
     // CLEAN records durable (Engine::flush_file).
     std::atomic<bool> written_past_cache{false};
+    // (mutex_) Its FILE record was appended: only then may a DIRTY record name the file, as
+    // recovery finds the home file by it.
+    bool journaled = false;
     std::mutex append_mutex; // appends and truncates of the file, one at a time
     RangeLock ranges;        // each read, write and truncate is one step for the others
 };

@@ -313,6 +313,10 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
         LineMeta& m = meta_[slot];
         const std::int64_t size = std::max(file.size, new_size);
         if (!m.dirty) {
+            if (!file.journaled) { // opened while the journal failed: named first
+                if (journal_->append_file(file.id, file.path) < 0) return unrecorded_dirty;
+                file.journaled = true;
+            }
             record = journal_->append_dirty(slot, file.id, m.line, size);
             // A failed append leaves no whole record (a torn one is overwritten by the next):
             // the journal still says what it said of the slot before this write.

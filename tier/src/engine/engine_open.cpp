@@ -278,9 +278,11 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         f->io = std::move(io);
         file = f.get();
         {
+            // Without its FILE record (the journal fails) the file is still served: none of its
+            // lines is recorded dirty until the record is appended (mark_dirty), so its writes
+            // go home meanwhile.
             std::lock_guard table(mutex_);
-            if (const std::int64_t seq = journal_->append_file(id, f->path); seq < 0)
-                return static_cast<int>(seq);
+            f->journaled = journal_->append_file(id, f->path) > 0;
         }
         files_[id] = std::move(f);
         file_ids_[canonical.string()] = id;
