@@ -29,34 +29,19 @@ bool uniform(const std::vector<char>& bytes, std::size_t count) {
 }
 
 // A thread reading [offset, offset + count) of `h` until stopped, counting reads that are not
-// uniform or are neither of the sizes `whole` allows.
-class UniformReader {
+// uniform or are neither of the sizes `whole` allows (split()).
+class UniformReader : public test_support::ReaderThread {
 public:
     template <typename Whole>
     UniformReader(TierCache& tier, int h, off_t offset, std::size_t count, Whole whole)
-        : thread_([&tier, h, offset, count, whole, this] {
-              std::vector<char> buffer(count);
-              while (!stop_.load()) {
-                  const ssize_t n = tier.pread(h, buffer.data(), count, offset);
-                  if (n <= 0) continue; // before the first write
-                  reads_.fetch_add(1);
-                  if (!whole(static_cast<std::size_t>(n)) ||
-                      !uniform(buffer, static_cast<std::size_t>(n)))
-                      split_.fetch_add(1);
-              }
+        : ReaderThread([&tier, h, offset, count, whole,
+                        buffer = std::vector<char>(count)]() mutable -> std::optional<bool> {
+              const ssize_t n = tier.pread(h, buffer.data(), count, offset);
+              if (n <= 0) return std::nullopt; // before the first write
+              return whole(static_cast<std::size_t>(n)) &&
+                     uniform(buffer, static_cast<std::size_t>(n));
           }) {}
-    ~UniformReader() { stop(); }
-    void stop() {
-        stop_ = true;
-        if (thread_.joinable()) thread_.join();
-    }
-    std::uint64_t reads() const { return reads_.load(); }
-    std::uint64_t split() const { return split_.load(); }
-
-private:
-    std::atomic<bool> stop_{false};
-    std::atomic<std::uint64_t> reads_{0}, split_{0};
-    std::thread thread_;
+    std::uint64_t split() const { return unexpected(); }
 };
 
 // Four writers fill the same range at once, each write with a value of its own, round after round;

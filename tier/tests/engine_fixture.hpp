@@ -3,12 +3,15 @@
 
 #include "iosig/tier/engine.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -94,5 +97,36 @@ inline TierConfig past_cache_config(const ScratchDir& dir, std::uint64_t cutoff,
     if (journal_write.count() > 0) c.faults->slow_down(FileRole::journal, journal_write);
     return c;
 }
+
+// A thread making one read after another until it is stopped (or destroyed): the race tests'
+// readers. `read` makes one and says how it went: std::nullopt not to count it, true for a read as
+// expected, false for one that was not.
+class ReaderThread {
+public:
+    template <typename Read>
+    explicit ReaderThread(Read read)
+        : thread_([read = std::move(read), this]() mutable {
+              while (!stop_.load()) {
+                  const std::optional<bool> as_expected = read();
+                  if (!as_expected) continue;
+                  reads_.fetch_add(1);
+                  if (!*as_expected) unexpected_.fetch_add(1);
+              }
+          }) {}
+    ~ReaderThread() { stop(); }
+    ReaderThread(const ReaderThread&) = delete;
+    ReaderThread& operator=(const ReaderThread&) = delete;
+    void stop() {
+        stop_ = true;
+        if (thread_.joinable()) thread_.join();
+    }
+    std::uint64_t reads() const { return reads_.load(); }
+    std::uint64_t unexpected() const { return unexpected_.load(); }
+
+private:
+    std::atomic<bool> stop_{false};
+    std::atomic<std::uint64_t> reads_{0}, unexpected_{0};
+    std::thread thread_; // last: it starts once the counters exist
+};
 
 } // namespace iosig::tier::test_support

@@ -22,31 +22,16 @@ using test_support::write_file;
 constexpr std::size_t line = 4096;
 
 // A thread reading the first `bytes` of random lines among the first `lines` lines of `h` until it
-// is stopped.
-class RandomReader {
+// is stopped, counting the reads that fail (errors()).
+class RandomReader : public test_support::ReaderThread {
 public:
     RandomReader(TierCache& tier, int h, std::size_t lines, unsigned seed, std::size_t bytes = line)
-        : thread_([&tier, h, lines, seed, bytes, this] {
-              std::mt19937 rng(seed);
-              std::vector<char> buffer(bytes);
-              while (!stop_.load()) {
-                  const auto offset = static_cast<off_t>((rng() % lines) * line);
-                  if (tier.pread(h, buffer.data(), bytes, offset) < 0) errors_.fetch_add(1);
-                  reads_.fetch_add(1);
-              }
+        : ReaderThread([&tier, h, lines, bytes, rng = std::mt19937(seed),
+                        buffer = std::vector<char>(bytes)]() mutable -> std::optional<bool> {
+              const auto offset = static_cast<off_t>((rng() % lines) * line);
+              return tier.pread(h, buffer.data(), bytes, offset) >= 0;
           }) {}
-    ~RandomReader() { stop(); }
-    void stop() {
-        stop_ = true;
-        if (thread_.joinable()) thread_.join();
-    }
-    std::uint64_t reads() const { return reads_.load(); }
-    std::uint64_t errors() const { return errors_.load(); }
-
-private:
-    std::atomic<bool> stop_{false};
-    std::atomic<std::uint64_t> reads_{0}, errors_{0};
-    std::thread thread_;
+    std::uint64_t errors() const { return unexpected(); }
 };
 
 bool all_zero(const std::vector<char>& bytes) {
