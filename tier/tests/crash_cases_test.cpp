@@ -226,6 +226,97 @@ TEST(CrashSafety, AWriteOfALineASlotSetAsideStillHoldsIsNeverUndoneByRecovery) {
     }
 }
 
+// Home files of 2 lines of old bytes that a truncate cut, then written and fsynced (`write`, which
+// returns what the file must then hold). Recovery after a crash, of the process alone (seed 0) or
+// a power cut, must keep every fsynced byte: the truncate was done on the home file long before.
+// Until session 30 recovery cut the home file back to the TRUNCATE record's length in every run.
+template <typename Write>
+void expect_recovery_keeps_what_followed_a_truncate(const char* how, bool past_the_cache,
+                                                    Write write) {
+    for (std::uint64_t seed = 0; seed <= 16; ++seed) { // seed 0: the process crashes
+        ScratchDir dir;
+        const auto home = dir / "home.dat";
+        test_support::write_file(home, test_support::pattern(2 * 4096, 3));
+        auto faults = std::make_shared<IoFaults>();
+        TierConfig config = config_for(dir, faults);
+        if (past_the_cache) config.sequential_cutoff = 4096;
+        std::vector<char> expected;
+        {
+            auto tier = TierCache::open(config);
+            expected = write(*tier, home);
+            EXPECT_EQ(tier->stats().bypassed_bytes > 0, past_the_cache);
+            tier->abandon();
+        }
+        if (seed > 0) faults->crash(seed);
+        auto tier = TierCache::open(config_for(dir, nullptr));
+        EXPECT_EQ(read_file(home), expected) << how << ", seed " << seed;
+    }
+}
+
+// Opened with O_TRUNC (the engine's ftruncate to 0), then 6 lines written and fsynced, through
+// the cache or past it (a sequential stream over the cutoff, which appends no record at all).
+TEST(CrashSafety, RecoveryNeverUndoesAnFsyncedWriteThatFollowedATruncate) {
+    const std::vector<char> written = test_support::pattern(6 * 4096, 4);
+    const auto truncate_and_write = [&](TierCache& tier, const std::filesystem::path& home) {
+        const int h = tier.open_file(home, O_RDWR | O_TRUNC);
+        EXPECT_GE(h, 0);
+        EXPECT_EQ(tier.pwrite(h, written.data(), written.size(), 0),
+                  static_cast<ssize_t>(written.size()));
+        EXPECT_EQ(tier.fsync(h), 0);
+        return written;
+    };
+    expect_recovery_keeps_what_followed_a_truncate("through the cache", false, truncate_and_write);
+    expect_recovery_keeps_what_followed_a_truncate("past the cache", true, truncate_and_write);
+}
+
+// A dirty line cut to 100 bytes and grown again within it: the write appends no DIRTY record
+// (the line is dirty) and writes nothing past the cache, so only fsync makes the truncate's
+// TRUNCATE_DONE record durable.
+TEST(CrashSafety, RecoveryNeverUndoesAnFsyncedGrowthOfALineATruncateCut) {
+    const std::vector<char> first = test_support::pattern(4096, 5);
+    const std::vector<char> grown = test_support::pattern(2000, 6);
+    expect_recovery_keeps_what_followed_a_truncate(
+        "within the line", false, [&](TierCache& tier, const std::filesystem::path& home) {
+            const int h = tier.open_file(home, O_RDWR);
+            EXPECT_EQ(tier.pwrite(h, first.data(), first.size(), 0), 4096);
+            EXPECT_EQ(tier.ftruncate(h, 100), 0);
+            EXPECT_EQ(tier.pwrite(h, grown.data(), grown.size(), 100), 2000);
+            EXPECT_EQ(tier.fsync(h), 0);
+            std::vector<char> expected(first.begin(), first.begin() + 100);
+            expected.insert(expected.end(), grown.begin(), grown.end());
+            return expected;
+        });
+}
+
+// The journal fails just after a truncate cut the home file: its TRUNCATE record landed, its
+// TRUNCATE_DONE record does not. The truncate itself succeeded; an fsync fails while the journal
+// cannot take the record (recovery would cut the bytes the fsync made durable), and appends it
+// once the journal works again.
+TEST(CrashSafety, AnFsyncAppendsTheTruncateDoneRecordTheJournalRefusedBefore) {
+    const std::vector<char> written = test_support::pattern(3 * 4096, 8);
+    for (std::uint64_t seed = 0; seed <= 16; ++seed) { // seed 0: the process crashes
+        ScratchDir dir;
+        const auto home = dir / "home.dat";
+        test_support::write_file(home, test_support::pattern(2 * 4096, 3));
+        auto faults = std::make_shared<IoFaults>();
+        {
+            auto tier = TierCache::open(config_for(dir, faults));
+            const int h = tier->open_file(home, O_RDWR);
+            faults->fail_nth_write(2, {FileRole::journal}); // TRUNCATE, then TRUNCATE_DONE
+            EXPECT_EQ(tier->ftruncate(h, 0), 0);
+            EXPECT_EQ(tier->pwrite(h, written.data(), written.size(), 0),
+                      static_cast<ssize_t>(written.size()));
+            EXPECT_EQ(tier->fsync(h), -EIO);
+            faults->clear_failures();
+            EXPECT_EQ(tier->fsync(h), 0);
+            tier->abandon();
+        }
+        if (seed > 0) faults->crash(seed);
+        auto tier = TierCache::open(config_for(dir, nullptr));
+        EXPECT_EQ(read_file(home), written) << "seed " << seed;
+    }
+}
+
 TEST(CrashSafety, TornJournalTailIsIgnored) {
     ScratchDir dir;
     {

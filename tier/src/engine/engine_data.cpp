@@ -155,7 +155,7 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             // prefetches see the generation move, and a copy already prefetched is dropped.
             ++file.write_generation;
             invalidate_prefetched(key);
-            file.written_past_cache = true;
+            file.journal_sync_at_fsync = true;
             std::lock_guard lock(mutex_);
             unlist_home_write_locked(key);
             if (n < 0) return n;
@@ -308,6 +308,15 @@ std::vector<Slot> Engine::pin_lines_from_locked(const HomeFile& file, std::uint6
     return slots;
 }
 
+// With the file's append_mutex held, once its home file is cut: recovery must not cut it again,
+// as that would undo whatever the file grew by since (before session 30 a crash any time after an
+// O_TRUNC open emptied the file, fsynced bytes and all). The record need not be durable before
+// the call returns, only before an fsync does.
+void Engine::record_truncate_done(HomeFile& file) {
+    file.truncate_done_unrecorded = journal_->append_truncate_done(file.id) < 0;
+    file.journal_sync_at_fsync = true;
+}
+
 int Engine::ftruncate(int handle, off_t length) {
     Handle* h = nullptr;
     HomeFile* file = file_of(handle, &h);
@@ -380,6 +389,7 @@ int Engine::ftruncate(int handle, off_t length) {
     }
     if (e == 0) e = journal_->sync_to(record, [this] { return sync_cache(); });
     if (e == 0) e = file->io->ftruncate(length);
+    if (e == 0) record_truncate_done(*file);
     {
         std::lock_guard lock(mutex_);
         truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file->id));

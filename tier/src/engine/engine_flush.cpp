@@ -312,14 +312,25 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
         file = files_.at(file_id).get();
     }
     if (const int e = file->io->fdatasync(); e < 0) return e;
+    // A truncate whose TRUNCATE_DONE record the journal refused: until it takes the record,
+    // recovery would cut the home file back to the truncate's length, and no byte beyond it is
+    // durable.
+    if (file->truncate_done_unrecorded) {
+        std::lock_guard serial(file->append_mutex); // no truncate of the file meanwhile
+        if (file->truncate_done_unrecorded) {
+            if (journal_->append_truncate_done(file->id) < 0) return -EIO;
+            file->truncate_done_unrecorded = false;
+        }
+    }
     // Bytes written home past the cache are durable now, but a slot the line left may still hold
     // its older bytes under a DIRTY record whose CLEAN record is not yet durable (appended when it
     // was written back, synced only when the slot is reused): recovery would write those over the
-    // new bytes. So the CLEAN records appended so far are made durable too.
-    if (file->written_past_cache.exchange(false)) {
+    // new bytes. So the CLEAN records appended so far are made durable too, and with them a
+    // truncate's TRUNCATE_DONE record.
+    if (file->journal_sync_at_fsync.exchange(false)) {
         if (const int e = journal_->sync_to(journal_->appended(), [this] { return sync_cache(); });
             e < 0) {
-            file->written_past_cache = true;
+            file->journal_sync_at_fsync = true;
             return e;
         }
     }

@@ -69,9 +69,14 @@ struct HomeFile {
     std::uint64_t lines_in_writeback = 0; // (mutex_) claimed by flush_slots and not yet finished
     std::uint64_t line_end = 0; // (mutex_) every line of the file in the index lies below it
     std::atomic<std::uint64_t> write_generation{0}; // invalidates prefetches that raced a write
-    // A write went home past the cache since the last fsync, which must then make the journal's
-    // CLEAN records durable (Engine::flush_file).
-    std::atomic<bool> written_past_cache{false};
+    // Since the last fsync a write went home past the cache (the journal's CLEAN records must be
+    // durable with it), or a truncate appended its TRUNCATE_DONE record (it must be durable before
+    // recovery could cut the bytes fsync made durable): the next fsync syncs the journal
+    // (Engine::flush_file).
+    std::atomic<bool> journal_sync_at_fsync{false};
+    // The home file was cut but the journal did not take its TRUNCATE_DONE record: fsync appends
+    // it, and fails while it cannot.
+    std::atomic<bool> truncate_done_unrecorded{false};
     // (mutex_) Its FILE record was appended: only then may a DIRTY record name the file, as
     // recovery finds the home file by it.
     bool journaled = false;
@@ -146,6 +151,7 @@ private:
     void unpin_locked(Slot slot); // with mutex_ held
     void drop_line_locked(Slot slot);
     bool refuse_clean_line(Slot slot);
+    void record_truncate_done(HomeFile& file);
     bool line_clean(Slot slot);
     void unlist_home_write_locked(Key key);
     static constexpr int refused_by_cache = 1;

@@ -100,6 +100,8 @@ JournalState Journal::replay() {
             const std::int64_t file_size = s.size;
             state.sizes[file_id] = file_size;
             state.truncated[file_id] = file_size;
+        } else if (type == truncate_done && length == 4) {
+            state.truncated.erase(load<std::uint32_t>(p));
         }
         ++state.records;
         at += head + length;
@@ -183,6 +185,10 @@ std::int64_t Journal::append_truncate(std::uint32_t file_id, std::int64_t file_s
         sizes_[file_id] = file_size;
     }
     return append(truncate, &s, sizeof s);
+}
+
+std::int64_t Journal::append_truncate_done(std::uint32_t file_id) {
+    return append(truncate_done, &file_id, 4);
 }
 
 int Journal::sync_locked() {

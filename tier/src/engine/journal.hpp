@@ -37,7 +37,10 @@ struct JournalState {
         dirty; // slot -> line, for slots whose last record is DIRTY
     std::map<std::uint32_t, std::int64_t>
         sizes; // file -> logical size (largest after the last truncate)
-    std::map<std::uint32_t, std::int64_t> truncated; // file -> length of its last truncate
+    // file -> length of its last truncate, while no TRUNCATE_DONE record says that the home file
+    // was cut: recovery cuts it then, and only then (cutting it again would undo what the file
+    // grew by since).
+    std::map<std::uint32_t, std::int64_t> truncated;
     std::uint64_t records = 0;
     bool torn_tail = false;
 };
@@ -60,6 +63,7 @@ public:
     std::int64_t append_clean(std::uint32_t slot);
     std::int64_t append_size(std::uint32_t file, std::int64_t size);
     std::int64_t append_truncate(std::uint32_t file, std::int64_t size);
+    std::int64_t append_truncate_done(std::uint32_t file);
 
     // A record that could not be appended, where its sequence number is awaited: sync_to() of it
     // always fails.

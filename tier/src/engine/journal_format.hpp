@@ -10,7 +10,15 @@
 
 namespace iosig::tier::detail::journal_format {
 
-enum Type : std::uint16_t { header = 1, file = 2, dirty = 3, clean = 4, size = 5, truncate = 6 };
+enum Type : std::uint16_t {
+    header = 1,
+    file = 2,
+    dirty = 3,
+    clean = 4,
+    size = 5,
+    truncate = 6,
+    truncate_done = 7, // the home file was cut to its last TRUNCATE record's length
+};
 inline constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
 inline constexpr std::uint32_t version = 1;
 inline constexpr std::size_t head = 8; // crc + type + length
