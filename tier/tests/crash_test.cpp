@@ -1,8 +1,8 @@
 // Crash safety in the style of Open CAS: fail the N-th write to the cache side (cache file and
 // journal) or to the home file, for every N a workload makes; then lose, per 4 KiB block, what was
 // not yet synced (a power cut), reopen (recovery), and verify that no byte acknowledged by fsync is
-// lost and that no byte holds stale data: each byte holds a value written to it at or after its
-// last acknowledged version.
+// lost and that no byte holds stale data: each byte holds a value written to it (or 0, cut by a
+// truncate) at or after its last acknowledged version.
 #include "crash_config.hpp"
 #include "engine_fixture.hpp"
 
@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 
 namespace iosig::tier {
 namespace {
@@ -29,8 +30,13 @@ unsigned char value_of(unsigned v, std::size_t offset) {
 struct Outcome {
     std::vector<std::vector<unsigned>> versions; // per byte: versions written to it, in order
     std::vector<std::optional<unsigned>>
-        acked; // per byte: version made durable by a successful fsync
+        acked;               // per byte: version made durable by a successful fsync
+    std::set<unsigned> cuts; // versions that are truncates: the byte reads 0 (beyond the end)
     bool any_failure = false;
+
+    unsigned char value(unsigned v, std::size_t offset) const {
+        return cuts.contains(v) ? 0 : value_of(v, offset);
+    }
 };
 
 // Rewrite the journal past 1 KiB instead of 64 MiB: the workload below then rewrites it 10-20
@@ -38,10 +44,11 @@ struct Outcome {
 // rewrites.
 constexpr std::uint64_t small_journal = 1024;
 
-// 160 operations: writes of up to 6000 bytes at random offsets, an fsync every 8th, one close and
-// reopen of the handle, and a close at the end unless `crash_before_close` (then neither the last
-// fsync nor the close: the last writes are still dirty when the caller crashes). Returns what was
-// written and what fsync acknowledged.
+// 160 operations: writes of up to 6000 bytes at random offsets, an fsync every 8th, a truncate to
+// a random length every 19th (7 in all; since session 30, when a truncate followed by writes and
+// an fsync was found undone by recovery), one close and reopen of the handle, and a close at the
+// end unless `crash_before_close` (then neither the last fsync nor the close: the last writes are
+// still dirty when the caller crashes). Returns what was written and what fsync acknowledged.
 Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::uint64_t seed,
                      bool crash_before_close = false) {
     Outcome out;
@@ -62,6 +69,19 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
             const int e = tier.fsync(h);
             if (e == 0 && !out.any_failure) out.acked = latest;
             if (e < 0) out.any_failure = true;
+            continue;
+        }
+        if (op % 19 == 0) {
+            const std::size_t length = rng() % file_bytes;
+            out.cuts.insert(op);
+            for (std::size_t b = length; b < file_bytes; ++b)
+                out.versions[b].push_back(op);
+            if (tier.ftruncate(h, static_cast<off_t>(length)) == 0) {
+                for (std::size_t b = length; b < file_bytes; ++b)
+                    latest[b] = op;
+            } else {
+                out.any_failure = true;
+            }
             continue;
         }
         if (op == 77) {
@@ -94,20 +114,17 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
 std::string check(const std::vector<char>& content, const Outcome& out) {
     for (std::size_t b = 0; b < file_bytes; ++b) {
         const auto got = b < content.size() ? static_cast<unsigned char>(content[b]) : 0;
-        if (got == 0) {
-            if (out.acked[b])
-                return "byte " + std::to_string(b) + ": acknowledged version " +
-                       std::to_string(*out.acked[b]) + " lost";
-            continue;
-        }
-        bool allowed = false;
+        bool allowed = got == 0 && !out.acked[b]; // never written, or nothing durable yet
         for (const unsigned v : out.versions[b])
-            if (value_of(v, b) == got && (!out.acked[b] || v >= *out.acked[b])) allowed = true;
-        if (!allowed)
-            return "byte " + std::to_string(b) + ": value " + std::to_string(got) +
-                   " is stale or was never written there" +
-                   (out.acked[b] ? " (acknowledged version " + std::to_string(*out.acked[b]) + ")"
-                                 : "");
+            if (out.value(v, b) == got && (!out.acked[b] || v >= *out.acked[b])) allowed = true;
+        if (allowed) continue;
+        if (got == 0)
+            return "byte " + std::to_string(b) + ": acknowledged version " +
+                   std::to_string(*out.acked[b]) + " lost";
+        return "byte " + std::to_string(b) + ": value " + std::to_string(got) +
+               " is stale or was never written there" +
+               (out.acked[b] ? " (acknowledged version " + std::to_string(*out.acked[b]) + ")"
+                             : "");
     }
     return "";
 }
@@ -274,7 +291,7 @@ void expect_process_crash_keeps_every_write(std::uint64_t journal_compaction_byt
         for (std::size_t b = 0; b < file_bytes; ++b) {
             if (outcome.versions[b].empty()) continue;
             const auto got = b < home.size() ? static_cast<unsigned char>(home[b]) : 0;
-            ASSERT_EQ(got, value_of(outcome.versions[b].back(), b))
+            ASSERT_EQ(got, outcome.value(outcome.versions[b].back(), b))
                 << "byte " << b << " is not its last written version, seed " << seed;
         }
     }
