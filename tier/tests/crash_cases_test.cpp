@@ -4,6 +4,7 @@
 // seeds), recovers and checks the home file.
 #include "crash_config.hpp"
 #include "engine_fixture.hpp"
+#include "failing_device.hpp"
 
 #include <gtest/gtest.h>
 
@@ -315,6 +316,38 @@ TEST(CrashSafety, AnFsyncAppendsTheTruncateDoneRecordTheJournalRefusedBefore) {
         auto tier = TierCache::open(config_for(dir, nullptr));
         EXPECT_EQ(read_file(home), written) << "seed " << seed;
     }
+}
+
+// The journal fails while line 0, dirty, ends the file at 100 bytes; a write grows the file within
+// the line, and the journal cannot take its SIZE record. Recovery writes a dirty line home only up
+// to its file's journaled size, so the write goes home as well: it succeeds (before session 30 it
+// failed with EIO, its bytes in the cache all the same), and a crash of the process keeps it.
+TEST(CrashSafety, AWriteThatGrowsADirtyLineTheJournalCannotSizeGoesHomeToo) {
+    ScratchDir dir;
+    const auto home = dir / "home.dat";
+    auto faults = std::make_shared<IoFaults>();
+    const std::vector<char> first = test_support::pattern(100, 1);
+    const std::vector<char> grown = test_support::pattern(300, 2);
+    std::vector<char> expected = first;
+    expected.insert(expected.end(), grown.begin(), grown.end());
+    {
+        auto tier = TierCache::open(four_line_config(dir, faults));
+        const int h = tier->open_file(home, O_RDWR | O_CREAT);
+        ASSERT_EQ(tier->pwrite(h, first.data(), first.size(), 0), 100);
+        faults->fail_now({FileRole::journal});
+        EXPECT_EQ(tier->pwrite(h, grown.data(), grown.size(), 100), 300);
+        EXPECT_EQ(tier->file_size(h), 400);
+        std::vector<char> back(400);
+        EXPECT_EQ(tier->pread(h, back.data(), back.size(), 0), 400);
+        EXPECT_EQ(back, expected);
+        const std::vector<char> at_home = read_file(home);
+        ASSERT_EQ(at_home.size(), 400u);
+        EXPECT_EQ(test_support::slice(at_home, 100, 300), grown);
+        tier->abandon();
+    }
+    faults->clear_failures();
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    EXPECT_EQ(read_file(home), expected);
 }
 
 TEST(CrashSafety, TornJournalTailIsIgnored) {

@@ -216,6 +216,19 @@ int Engine::write_leased_line(HomeFile& file, const Lease& lease, const char* da
         release(lease);
         return marked;
     }
+    // The journal cannot record the size the write grew the file to: recovery would write the
+    // line home only up to the old size, and a crash of the process would lose the bytes beyond
+    // it. They go home too, under the lease (no write-back reads the slot meanwhile; one that read
+    // it before leaves the line dirty, as the write moved its generation).
+    if (marked == unrecorded_size) {
+        const ssize_t home = file.io->pwrite(data, chunk, pos, File::Path::page_cache);
+        if (home >= 0) {
+            std::lock_guard lock(mutex_);
+            file.home_size =
+                std::max<std::int64_t>(file.home_size, pos + static_cast<off_t>(chunk));
+        }
+        marked = home < 0 ? static_cast<int>(home) : 0;
+    }
     release(lease);
     if (marked == 0) ++(lease.hit ? write_hits_ : write_misses_);
     return marked;

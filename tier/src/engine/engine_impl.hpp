@@ -156,6 +156,7 @@ private:
     void unlist_home_write_locked(Key key);
     static constexpr int refused_by_cache = 1;
     static constexpr int unrecorded_dirty = 2; // mark_dirty: the journal refused the DIRTY record
+    static constexpr int unrecorded_size = 3;  // mark_dirty: the journal refused the SIZE record
     int write_leased_line(HomeFile& file, const Lease& lease, const char* data, std::size_t chunk,
                           off_t pos);
     int take_slot(std::unique_lock<std::mutex>& lock, Slot& slot);

@@ -306,8 +306,11 @@ void Engine::unpin_locked(Slot slot) {
 // With the line's data lock held exclusively, after its data was written into the cache file.
 // Returns unrecorded_dirty, with nothing changed, when a clean line's DIRTY record cannot be
 // appended (the journal's device is full or gone): the caller drops the line and writes home.
+// Returns unrecorded_size when the write grew the file and the journal cannot take the SIZE
+// record: the line is dirty as asked, and the caller writes the bytes home too.
 int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
     std::int64_t record = 0;
+    bool size_unrecorded = false;
     {
         std::lock_guard lock(mutex_);
         LineMeta& m = meta_[slot];
@@ -327,12 +330,18 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
             m.dirty_since = now();
             dirty_fifo_.emplace_back(slot, m.dirty_token);
         } else if (size > file.size) {
-            record = journal_->append_size(file.id, size);
+            // Recovery writes a dirty line home up to its file's journaled size. This record needs
+            // no sync: after a crash of the process it is in the journal's pages, as the bytes are
+            // in the cache file's; after a power cut only what an fsync made durable is promised,
+            // and fsync writes the line home itself. Durable before the bytes it covers, it has
+            // recovery write the slot's older content of this same line there (rule 1 holds for
+            // the whole slot since the line's DIRTY record), never another line's.
+            size_unrecorded = journal_->append_size(file.id, size) < 0;
         }
         ++m.generation;
         file.size = size;
     }
-    if (record < 0) return static_cast<int>(record);
+    if (size_unrecorded) return unrecorded_size;
     if (record == 0) return 0;
     // Group commit. A DIRTY record must not be durable before the line's first data in this slot:
     // syncing the cache file first guarantees that recovery never writes another line's bytes home.

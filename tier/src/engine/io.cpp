@@ -222,6 +222,11 @@ std::uint64_t IoFaults::writes(FileRole role) const {
     return count_for(writes_, role);
 }
 
+std::uint64_t IoFaults::syncs(FileRole role) const {
+    std::lock_guard lock(mutex_);
+    return count_for(syncs_, role);
+}
+
 void IoFaults::slow_down(FileRole role, std::chrono::microseconds delay) {
     std::lock_guard lock(mutex_);
     delay_[role] = delay;
@@ -293,6 +298,7 @@ int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int
 
 int IoFaults::before_sync(FileRole role) {
     std::lock_guard lock(mutex_);
+    ++syncs_[role];
     return failed_ && fail_roles_.contains(role) ? -EIO : 0;
 }
 

@@ -102,6 +102,8 @@ public:
     // clear_failures().
     void fail_reads(std::set<FileRole> roles);
     std::uint64_t reads(FileRole role) const;
+    // fdatasyncs of files of `role` (each a device cache flush on real hardware).
+    std::uint64_t syncs(FileRole role) const;
 
     // Simulates a power loss: every write not covered by a later fdatasync of its file is lost or
     // kept, independently per 4 KiB block (probability 1/2, from `seed`), and a file that grew
@@ -134,6 +136,7 @@ private:
     std::map<FileRole, std::uint64_t> writes_;
     std::map<FileRole, std::chrono::microseconds> delay_;
     std::map<FileRole, std::uint64_t> reads_;
+    std::map<FileRole, std::uint64_t> syncs_;
     std::map<FileRole, std::chrono::microseconds> read_delay_;
     std::uint64_t counted_ = 0;
     std::uint64_t fail_at_ = 0; // 0 = never
