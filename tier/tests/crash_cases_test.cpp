@@ -17,7 +17,9 @@ using test_support::read_file;
 using test_support::ScratchDir;
 
 // Rule 2 of docs/tier.md, one case at a time: a cache of 4 lines holds lines 4, 0, 2 and 3 (4 the
-// least recently used), fsynced: home, and their CLEAN records appended, line 4's last. A partial
+// least recently used), committed (their DIRTY records trusted after a power cut) and fsynced:
+// home, and their CLEAN records appended, line 4's last, but not durable (the journal refuses the
+// COMMIT record that would have synced them, then works again). A partial
 // write of line 1 then takes line 4's slot, fills it from home, and fails at the cache file before
 // its DIRTY record (the write then goes home past the cache); the power is cut. Had the slot been
 // refilled before line 4's CLEAN record was durable, a journal that lost the record would still
@@ -44,7 +46,10 @@ TEST(CrashSafety, ASlotIsRefilledOnlyOnceItsCleanRecordIsDurable) {
                           static_cast<ssize_t>(line));
                 std::copy(data.begin(), data.end(), expected.begin() + l * line);
             }
+            ASSERT_EQ(tier->commit(), 0);
+            faults->fail_nth_write(5, {FileRole::journal}); // 4 CLEAN records, then the COMMIT
             ASSERT_EQ(tier->fsync(h), 0);
+            faults->clear_failures();
             faults->fail_nth_write(2, {FileRole::cache}); // the fill lands, the data does not
             const std::uint64_t cache_writes = faults->writes(FileRole::cache);
             // The cache refuses the data: the write goes home past it (CacheFileFailure.*).
@@ -64,8 +69,10 @@ TEST(CrashSafety, ASlotIsRefilledOnlyOnceItsCleanRecordIsDurable) {
 }
 
 // A 4-line cache over a 6-line home file whose journal's device fails after lines 0-3 were written
-// with `acked` and fsynced (home, their CLEAN records appended but not yet synced). `then` goes on
-// with the engine; then the power is cut (`seed`) and the engine recovered. Returns the home file.
+// with `acked`, committed (their DIRTY records trusted after a power cut) and fsynced: home, their
+// CLEAN records appended, and the COMMIT record after them, which would have made them durable,
+// refused. `then` goes on with the engine; then the power is cut (`seed`) and the engine
+// recovered. Returns the home file.
 template <typename Then>
 std::vector<char> after_the_journal_fails(std::uint64_t seed, const std::vector<char>& acked,
                                           Then then) {
@@ -80,8 +87,10 @@ std::vector<char> after_the_journal_fails(std::uint64_t seed, const std::vector<
         const int h = tier->open_file(home, O_RDWR);
         for (off_t l = 0; l < 4; ++l)
             EXPECT_EQ(tier->pwrite(h, acked.data(), line, l * line), static_cast<ssize_t>(line));
+        EXPECT_EQ(tier->commit(), 0);
+        faults->fail_nth_write(5, {FileRole::journal}); // 4 CLEAN records, then the COMMIT
         EXPECT_EQ(tier->fsync(h), 0);
-        faults->fail_now({FileRole::journal});
+        EXPECT_EQ(tier->stats().dirty_lines, 0u);
         then(*tier, h);
         tier->abandon();
     }

@@ -44,11 +44,14 @@ struct Outcome {
 // rewrites.
 constexpr std::uint64_t small_journal = 1024;
 
-// 160 operations: writes of up to 6000 bytes at random offsets, an fsync every 8th, a truncate to
-// a random length every 19th (7 in all; since session 30, when a truncate followed by writes and
-// an fsync was found undone by recovery), one close and reopen of the handle, and a close at the
-// end unless `crash_before_close` (then neither the last fsync nor the close: the last writes are
-// still dirty when the caller crashes). Returns what was written and what fsync acknowledged.
+// 160 operations: writes of up to 6000 bytes at random offsets, an fsync every 8th, a commit
+// (TierCache::commit) half-way between, a truncate to a random length every 19th (7 in all; since
+// session 30, when a truncate followed by writes and an fsync was found undone by recovery), one
+// close and reopen of the handle, and a close at the end unless `crash_before_close` (then neither
+// the last fsync nor the close: the last writes are still dirty when the caller crashes). Returns
+// what was written and what fsync acknowledged. The commits leave lines dirty that recovery after
+// a power cut must write home: without them only the lines of a write-back that failed half-way
+// would be.
 Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::uint64_t seed,
                      bool crash_before_close = false) {
     Outcome out;
@@ -69,6 +72,10 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
             const int e = tier.fsync(h);
             if (e == 0 && !out.any_failure) out.acked = latest;
             if (e < 0) out.any_failure = true;
+            continue;
+        }
+        if (op % 8 == 4) {
+            if (tier.commit() < 0) out.any_failure = true;
             continue;
         }
         if (op % 19 == 0) {
@@ -268,9 +275,10 @@ TEST(CrashSafety, FailingTheNthCacheSideWriteAcrossJournalRewritesLosesNoAcknowl
 }
 
 // A crash of the process alone (the kernel keeps every write it was given): pwrite's contract is
-// that its data is in the cache file and durably journaled as dirty when it returns, so recovery
-// must bring every byte home at its last written version, whether or not it was fsynced, and
-// across the journal's rewrites, which must keep every line still dirty. Adds the journal's
+// that its data is in the cache file and its line journaled as dirty when it returns (in the
+// journal's pages, which recovery in the same boot trusts whole), so recovery must bring every
+// byte home at its last written version, whether or not it was fsynced, and across the journal's
+// rewrites, which must keep every line still dirty. Adds the journal's
 // rewrites over the 40 workloads to `rewrites`.
 void expect_process_crash_keeps_every_write(std::uint64_t journal_compaction_bytes,
                                             std::uint64_t& rewrites) {

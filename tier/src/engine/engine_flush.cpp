@@ -255,6 +255,7 @@ int Engine::flush_slots(const std::vector<Slot>& slots, int* unrecorded) {
             changed_.notify_all();
         }
     }
+    (void)commit_journal(); // the DIRTY records so far, and the CLEAN records of this write-back
     return first_error;
 }
 
@@ -344,6 +345,10 @@ int Engine::fsync(int handle) {
     return flush_file(file->id, true);
 }
 
+int Engine::commit() {
+    return abandoned_ ? -EIO : commit_journal();
+}
+
 int Engine::flush_all() {
     std::vector<std::uint32_t> ids;
     {
@@ -398,6 +403,7 @@ void Engine::flusher_loop() {
             lock.lock();
             if (flush_error_ < 0) break; // retry at the next interval; writers see flush_error_
         }
+
         if (!stopping_ && journal_->bytes() > std::max(config_.journal_compaction_bytes,
                                                        2 * journal_rewritten_bytes_))
             compact_journal(lock);

@@ -126,6 +126,7 @@ public:
     off_t file_size(int handle) override;
     int close(int handle) override;
     int flush_all() override;
+    int commit() override;
     TierStats stats() const override;
     RecoveryReport recovery() const override { return recovery_; }
     void abandon() override;
@@ -166,6 +167,7 @@ private:
     std::uint64_t fill_run_length(const HomeFile& file, std::uint64_t line, std::int64_t home_size,
                                   FillRun& run);
     int mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size);
+    int commit_journal();
     int sync_cache();
     bool bypass(Handle& handle, off_t offset, std::size_t count);
     ssize_t write_range(Handle& handle, HomeFile& file, const char* buffer, std::size_t count,
@@ -325,7 +327,7 @@ private:
     std::atomic<std::uint64_t> read_hits_{0}, read_misses_{0}, write_hits_{0}, write_misses_{0},
         fills_{0}, fill_reads_{0}, writebacks_{0}, writeback_writes_{0}, evictions_{0},
         bypassed_{0}, cache_refusals_{0}, prefetches_{0}, prefetch_reads_{0}, prefetch_hits_{0},
-        journal_syncs_{0}, home_syncs_{0}, journal_rewrites_{0};
+        journal_commits_{0}, home_syncs_{0}, journal_rewrites_{0};
     std::atomic<std::uint64_t> writer_wait_ns_{0};
     std::atomic<std::uint64_t> longest_rewrite_ns_{0};
 };

@@ -308,45 +308,58 @@ void Engine::unpin_locked(Slot slot) {
 // appended (the journal's device is full or gone): the caller drops the line and writes home.
 // Returns unrecorded_size when the write grew the file and the journal cannot take the SIZE
 // record: the line is dirty as asked, and the caller writes the bytes home too.
+//
+// Neither record is synced here (before session 30 each DIRTY and SIZE record was, with the cache
+// file before it: two device flushes per newly dirty line). After a crash of the process they are
+// in the journal's pages, as the line's bytes are in the cache file's, and recovery trusts them
+// all. After a power cut recovery trusts only the DIRTY records a COMMIT covers (commit_journal):
+// an uncommitted one may name a slot whose durable bytes are still the previous line's. Only what
+// an fsync made durable is promised then, and fsync writes the line home itself.
 int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
-    std::int64_t record = 0;
+    std::lock_guard lock(mutex_);
+    LineMeta& m = meta_[slot];
+    const std::int64_t size = std::max(file.size, new_size);
     bool size_unrecorded = false;
-    {
-        std::lock_guard lock(mutex_);
-        LineMeta& m = meta_[slot];
-        const std::int64_t size = std::max(file.size, new_size);
-        if (!m.dirty) {
-            if (!file.journaled) { // opened while the journal failed: named first
-                if (journal_->append_file(file.id, file.path) < 0) return unrecorded_dirty;
-                file.journaled = true;
-            }
-            record = journal_->append_dirty(slot, file.id, m.line, size);
-            // A failed append leaves no whole record (a torn one is overwritten by the next):
-            // the journal still says what it said of the slot before this write.
-            if (record < 0) return unrecorded_dirty;
-            m.dirty = true;
-            ++dirty_count_;
-            m.dirty_token = ++dirty_tokens_;
-            m.dirty_since = now();
-            dirty_fifo_.emplace_back(slot, m.dirty_token);
-        } else if (size > file.size) {
-            // Recovery writes a dirty line home up to its file's journaled size. This record needs
-            // no sync: after a crash of the process it is in the journal's pages, as the bytes are
-            // in the cache file's; after a power cut only what an fsync made durable is promised,
-            // and fsync writes the line home itself. Durable before the bytes it covers, it has
-            // recovery write the slot's older content of this same line there (rule 1 holds for
-            // the whole slot since the line's DIRTY record), never another line's.
-            size_unrecorded = journal_->append_size(file.id, size) < 0;
+    if (!m.dirty) {
+        if (!file.journaled) { // opened while the journal failed: named first
+            if (journal_->append_file(file.id, file.path) < 0) return unrecorded_dirty;
+            file.journaled = true;
         }
-        ++m.generation;
-        file.size = size;
+        // A failed append leaves no whole record (a torn one is overwritten by the next): the
+        // journal still says what it said of the slot before this write.
+        if (journal_->append_dirty(slot, file.id, m.line, size) < 0) return unrecorded_dirty;
+        m.dirty = true;
+        ++dirty_count_;
+        m.dirty_token = ++dirty_tokens_;
+        m.dirty_since = now();
+        dirty_fifo_.emplace_back(slot, m.dirty_token);
+    } else if (size > file.size) {
+        // Recovery writes a dirty line home up to its file's journaled size. Durable before the
+        // bytes it covers, this record has recovery write the slot's older content of this same
+        // line there (a committed DIRTY record's slot holds the line's bytes durably), never
+        // another line's.
+        size_unrecorded = journal_->append_size(file.id, size) < 0;
     }
-    if (size_unrecorded) return unrecorded_size;
-    if (record == 0) return 0;
-    // Group commit. A DIRTY record must not be durable before the line's first data in this slot:
-    // syncing the cache file first guarantees that recovery never writes another line's bytes home.
-    ++journal_syncs_;
-    return journal_->sync_to(record, [this] { return sync_cache(); });
+    ++m.generation;
+    file.size = size;
+    return size_unrecorded ? unrecorded_size : 0;
+}
+
+// Makes the DIRTY records appended so far trustworthy after a power cut: the point is noted, the
+// cache file synced (each record was appended after its line's first data landed in the slot, so
+// that data is now durable), then a COMMIT record appended and the journal synced, which also
+// makes the CLEAN records before it durable (rule 2 of docs/tier.md then rarely waits). After a
+// write-back its failure is ignored: it leaves those records uncommitted, which costs only what
+// recovery after a power cut could have brought home beyond what fsync made durable.
+int Engine::commit_journal() {
+    const CommitPoint point = journal_->commit_point();
+    if (point.nothing_new) return 0;
+    if (const int e = sync_cache(); e < 0) return e;
+    const std::int64_t record = journal_->append_commit(point);
+    if (record <= 0) return static_cast<int>(record);
+    if (const int e = journal_->sync_to(record); e < 0) return e;
+    ++journal_commits_;
+    return 0;
 }
 
 } // namespace iosig::tier::detail

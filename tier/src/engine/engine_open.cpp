@@ -35,12 +35,17 @@ std::filesystem::path journal_path(const TierConfig& c) {
 }
 
 // Writes the dirty lines a crashed engine left in its cache file to their home files.
-RecoveryReport write_home_after_crash(const TierConfig& config, const JournalState& state) {
+// `page_cache`: the one this engine runs under (page_cache_instance); another in the journal's
+// header means a power cut, after which only committed DIRTY records are trusted.
+RecoveryReport write_home_after_crash(const TierConfig& config, JournalState state,
+                                      std::uint64_t page_cache) {
     RecoveryReport report;
     report.journal_found = state.valid;
     report.torn_tail = state.torn_tail;
     report.dirty_lines = state.dirty.size();
     if (!state.valid) return report;
+    report.power_cut = state.page_cache == 0 || state.page_cache != page_cache;
+    if (report.power_cut) report.uncommitted_lines = state.drop_uncommitted();
     const auto fail = [&](const std::string& what, int error) {
         return TierError(
             fmt::format("{}: recovery failed: {}: {} (the journal is kept; fix and reopen)",
@@ -133,8 +138,7 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
     } catch (const std::runtime_error& e) {
         throw TierError(e.what());
     }
-    const JournalState state = journal_->replay();
-    recovery_ = write_home_after_crash(config, state);
+    recovery_ = write_home_after_crash(config, journal_->replay(), journal_->page_cache());
 
     int error = 0;
     cache_ = File::open(config.cache_file, O_RDWR | O_CREAT, 0600, FileRole::cache,
@@ -343,7 +347,7 @@ TierStats Engine::stats() const {
     s.prefetches_issued = prefetches_;
     s.prefetch_reads = prefetch_reads_;
     s.prefetch_hits = prefetch_hits_;
-    s.journal_syncs = journal_syncs_;
+    s.journal_commits = journal_commits_;
     s.journal_rewrites = journal_rewrites_;
     s.longest_journal_rewrite_seconds = static_cast<double>(longest_rewrite_ns_.load()) * 1e-9;
     s.home_syncs = home_syncs_;

@@ -2,6 +2,7 @@
 #include "iosig/tier/io.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <fcntl.h>
 #include <random>
@@ -321,7 +322,16 @@ void IoFaults::renamed(const std::filesystem::path& from, const std::filesystem:
     volatile_.erase(from);
 }
 
+namespace {
+std::atomic<std::uint64_t> power_cuts{0};
+} // namespace
+
+std::uint64_t IoFaults::simulated_power_cuts() {
+    return power_cuts.load();
+}
+
 void IoFaults::crash(std::uint64_t seed) {
+    ++power_cuts;
     std::lock_guard lock(mutex_);
     std::mt19937_64 rng(seed);
     for (auto& [path, v] : volatile_) {

@@ -2,6 +2,7 @@
 #include "journal.hpp"
 
 #include "journal_format.hpp"
+#include "page_cache_instance.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -42,6 +43,12 @@ Journal::Journal(const std::filesystem::path& path, std::shared_ptr<IoFaults> fa
     }
     const off_t n = file_->size();
     end_ = n > 0 ? static_cast<std::uint64_t>(n) : 0;
+    page_cache_ = page_cache_instance(path);
+}
+
+std::uint64_t JournalState::drop_uncommitted() {
+    return std::erase_if(dirty,
+                         [&](const auto& entry) { return entry.second.end > committed_end; });
 }
 
 Journal::~Journal() {
@@ -68,13 +75,19 @@ JournalState Journal::replay() {
             break;
         }
         const char* p = &bytes[at + head];
-        if (type == header && length == sizeof(HeaderPayload)) {
-            const auto h = load<HeaderPayload>(p);
-            if (h.magic != magic || h.version != version) break;
+        if (type == header &&
+            (length == sizeof(HeaderPayload) || length == sizeof(HeaderPayloadV1))) {
+            const auto h = load<HeaderPayloadV1>(p);
+            const bool v1 = length == sizeof(HeaderPayloadV1);
+            if (h.magic != magic || h.version != (v1 ? 1 : version)) break;
             state = JournalState{};
             state.valid = true;
             state.line_size = h.line_size;
             state.slots = h.slots;
+            if (v1) // every DIRTY record was synced after its line's data
+                state.committed_end = std::numeric_limits<std::uint64_t>::max();
+            else
+                state.page_cache = load<HeaderPayload>(p).page_cache;
         } else if (!state.valid) {
             break; // records before a header: not ours
         } else if (type == file && length >= 4) {
@@ -83,7 +96,7 @@ JournalState Journal::replay() {
             const auto d = load<DirtyPayload>(p);
             const std::uint32_t slot = d.slot, file_id = d.file;
             const std::int64_t file_size = d.size; // copies: the payload is packed
-            state.dirty[slot] = DirtyRecord{file_id, d.line};
+            state.dirty[slot] = DirtyRecord{file_id, d.line, at + head + length};
             auto& s = state.sizes[file_id];
             s = std::max(s, file_size);
         } else if (type == clean && length == 4) {
@@ -102,6 +115,10 @@ JournalState Journal::replay() {
             state.truncated[file_id] = file_size;
         } else if (type == truncate_done && length == 4) {
             state.truncated.erase(load<std::uint32_t>(p));
+        } else if (type == commit && length == sizeof(CommitPayload)) {
+            // It covers only records before it, whatever it says.
+            state.committed_end = std::max(state.committed_end,
+                                           std::min<std::uint64_t>(load<CommitPayload>(p).end, at));
         }
         ++state.records;
         at += head + length;
@@ -120,9 +137,13 @@ int Journal::reset(std::uint64_t line_size, std::uint64_t slots) {
         files_.clear();
         sizes_.clear();
     }
-    const HeaderPayload h{magic, line_size, slots, version};
+    const HeaderPayload h{magic, line_size, slots, version, page_cache_};
     const std::int64_t seq = append(header, &h, sizeof h);
     if (seq < 0) return static_cast<int>(seq);
+    {
+        std::lock_guard lock(append_mutex_);
+        committed_end_ = settled_end_ = end_; // the header needs no commit
+    }
     return sync_to(seq);
 }
 
@@ -135,7 +156,8 @@ std::int64_t Journal::append_locked(std::uint16_t type, const void* payload, std
     std::vector<char> record;
     encode_record(record, type, payload, length);
     if (const int e = write_locked(record); e < 0) return e;
-    if (rewriting_) tail_.insert(tail_.end(), record.begin(), record.end());
+    // A COMMIT's offset means nothing in the rewritten file (which ends in a COMMIT of its own).
+    if (rewriting_ && type != commit) tail_.insert(tail_.end(), record.begin(), record.end());
     return ++appended_;
 }
 
@@ -189,6 +211,24 @@ std::int64_t Journal::append_truncate(std::uint32_t file_id, std::int64_t file_s
 
 std::int64_t Journal::append_truncate_done(std::uint32_t file_id) {
     return append(truncate_done, &file_id, 4);
+}
+
+CommitPoint Journal::commit_point() const {
+    std::lock_guard lock(append_mutex_);
+    return CommitPoint{file_generation_, end_, end_ <= committed_end_ || end_ == settled_end_};
+}
+
+std::int64_t Journal::append_commit(const CommitPoint& point) {
+    std::lock_guard lock(append_mutex_);
+    if (point.file_generation != file_generation_ || point.end <= committed_end_) return 0;
+    const CommitPayload c{point.end};
+    const bool covers_all = point.end == end_;
+    const std::int64_t record = append_locked(commit, &c, sizeof c);
+    if (record > 0) {
+        committed_end_ = point.end;
+        if (covers_all) settled_end_ = end_; // the COMMIT record itself needs none
+    }
+    return record;
 }
 
 int Journal::sync_locked() {

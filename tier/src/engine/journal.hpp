@@ -25,6 +25,7 @@ namespace iosig::tier::detail {
 struct DirtyRecord {
     std::uint32_t file = 0;
     std::uint64_t line = 0;
+    std::uint64_t end = 0; // replay: the byte offset where the record ends in the journal
 };
 
 // What a replay found.
@@ -43,6 +44,22 @@ struct JournalState {
     std::map<std::uint32_t, std::int64_t> truncated;
     std::uint64_t records = 0;
     bool torn_tail = false;
+    // The page cache the journal was written under (page_cache_instance; 0: unknown), and the
+    // end of its last COMMIT: a DIRTY record ending there or before is backed by durable data.
+    std::uint64_t page_cache = 0;
+    std::uint64_t committed_end = 0;
+
+    // After a power cut only committed DIRTY records can be trusted: an uncommitted one may
+    // name a slot whose durable bytes are still the previous line's. Drops the others from
+    // `dirty`; returns how many.
+    std::uint64_t drop_uncommitted();
+};
+
+// Where a commit stands (Journal::commit_point): the journal's file and the end of its records.
+struct CommitPoint {
+    std::uint64_t file_generation = 0;
+    std::uint64_t end = 0;
+    bool nothing_new = true; // the last COMMIT already covers every record
 };
 
 class Journal {
@@ -55,6 +72,8 @@ public:
     JournalState replay();
     // Starts an empty journal for a cache of this geometry (durable when it returns 0).
     int reset(std::uint64_t line_size, std::uint64_t slots);
+    // page_cache_instance() of the journal when it was opened.
+    std::uint64_t page_cache() const { return page_cache_; }
 
     // Appends; returns the record's sequence number, or -errno. Not durable until sync_to().
     std::int64_t append_file(std::uint32_t id, const std::string& path);
@@ -64,6 +83,14 @@ public:
     std::int64_t append_size(std::uint32_t file, std::int64_t size);
     std::int64_t append_truncate(std::uint32_t file, std::int64_t size);
     std::int64_t append_truncate_done(std::uint32_t file);
+
+    // The commit, in two steps around a sync of the cache file (Engine::commit_journal): the
+    // point is noted first; every DIRTY record before it was appended after its line's data was
+    // written, so once the cache file is synced, append_commit(point) may say so. Returns the
+    // COMMIT record's sequence number, 0 when there is nothing to commit (nothing new, or the
+    // journal was rewritten since: a rewrite commits all it holds), or -errno.
+    CommitPoint commit_point() const;
+    std::int64_t append_commit(const CommitPoint& point);
 
     // A record that could not be appended, where its sequence number is awaited: sync_to() of it
     // always fails.
@@ -114,6 +141,10 @@ private:
     std::map<std::uint32_t, std::int64_t> sizes_; // the latest size each file was journaled with
     std::int64_t appended_ = 0;
     std::int64_t synced_ = 0;
+    std::uint64_t page_cache_ = 0;
+    std::uint64_t file_generation_ = 0; // (append_mutex_) one more at every rewrite
+    std::uint64_t committed_end_ = 0;   // (append_mutex_) the end the last COMMIT covers
+    std::uint64_t settled_end_ = 0;     // (append_mutex_) the end of a COMMIT that covered all
     // Between begin_rewrite and finish_rewrite (append_mutex_): the records appended since, and
     // the files and sizes as they were.
     bool rewriting_ = false;

@@ -18,15 +18,27 @@ enum Type : std::uint16_t {
     size = 5,
     truncate = 6,
     truncate_done = 7, // the home file was cut to its last TRUNCATE record's length
+    commit = 8,        // the records before a byte offset are backed by durable line data
 };
 inline constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
-inline constexpr std::uint32_t version = 1;
+// 2 (session 30): the header names its page cache, and COMMIT records say which DIRTY records a
+// recovery after a power cut may trust. A version-1 journal synced every DIRTY record after its
+// line's data: recovery trusts all of them.
+inline constexpr std::uint32_t version = 2;
 inline constexpr std::size_t head = 8; // crc + type + length
 
 #pragma pack(push, 1)
+struct HeaderPayloadV1 {
+    std::uint64_t magic, line_size, slots;
+    std::uint32_t version;
+};
 struct HeaderPayload {
     std::uint64_t magic, line_size, slots;
     std::uint32_t version;
+    std::uint64_t page_cache; // page_cache_instance() of the journal when it was started
+};
+struct CommitPayload {
+    std::uint64_t end; // every record that ends at or before this byte offset
 };
 struct DirtyPayload {
     std::uint32_t slot, file;

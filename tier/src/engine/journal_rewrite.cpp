@@ -62,7 +62,7 @@ int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyReco
         chunk.clear();
         return e;
     };
-    const HeaderPayload h{magic, line_size_, slots_, version};
+    const HeaderPayload h{magic, line_size_, slots_, version, page_cache_};
     encode_record(chunk, header, &h, sizeof h);
     for (const auto& [id, name] : rewrite_files_) {
         const std::vector<char> payload = file_payload(id, name);
@@ -87,6 +87,10 @@ int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyReco
     std::lock_guard sync(sync_mutex_);
     std::lock_guard lock(append_mutex_);
     const auto held_from = std::chrono::steady_clock::now();
+    // The tail, and a COMMIT of everything: each DIRTY record in this file follows its line's data,
+    // and `before` syncs the cache file before this file is synced and named the journal.
+    const CommitPayload everything{end + tail_.size()};
+    encode_record(tail_, commit, &everything, sizeof everything);
     if (const int e = write(tail_); e < 0) return give_up_locked(e);
     if (const int e = before(); e < 0) return give_up_locked(e);
     if (const int e = next->fdatasync(); e < 0) return give_up_locked(e);
@@ -101,6 +105,8 @@ int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyReco
     replaced = std::move(file_);
     file_ = std::move(next);
     end_ = end;
+    committed_end_ = settled_end_ = end;
+    ++file_generation_;
     synced_ = appended_;
     end_rewrite_locked();
     held_seconds =

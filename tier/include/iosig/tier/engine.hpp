@@ -7,15 +7,14 @@
 // ranges and POSIX error numbers (functions return -errno, never throw, once the engine is open).
 //
 // Durability contract:
-//  - pwrite() returns when the data is in the cache file and the journal durably records the line
-//  as
-//    dirty: after a crash, recovery writes home what the cache file holds for the line. Like any
-//    write without fsync, bytes the kernel had not yet stored in the cache file when the power
-//    failed can be lost; a process crash loses nothing.
+//  - pwrite() returns when the data is in the cache file and the journal records the line as
+//    dirty, neither synced: a crash of the process loses nothing (recovery writes home what the
+//    cache file holds for the line). After a power cut, recovery writes home the lines whose
+//    records a commit covered (one follows every write-back, and commit()); like any write
+//    without fsync, the others can be lost.
 //  - fsync()/fdatasync() return 0 only when every byte written to the file before the call is on
-//  the
-//    home file and the home file is synced; a crash afterwards loses none of it, and recovery never
-//    writes an older version of a line over it.
+//    the home file and the home file is synced; a crash afterwards loses none of it, and recovery
+//    never writes an older version of a line over it.
 //  - close() writes the file's dirty lines home (other processes see the data) before it returns.
 //  - On any IO error the failing call returns it; nothing acknowledged is lost.
 #pragma once
@@ -85,7 +84,10 @@ struct TierStats {
     std::uint64_t prefetches_issued = 0, prefetch_hits = 0;
     std::uint64_t prefetch_reads = 0; // home reads for the prefetches (adjacent lines share one)
     std::uint64_t dirty_lines = 0;    // now
-    std::uint64_t journal_syncs = 0;
+    // Journal commits (Engine::commit_journal): the cache file synced, then a COMMIT record
+    // appended and synced, after which recovery from a power cut trusts the DIRTY records before
+    // it.
+    std::uint64_t journal_commits = 0;
     std::uint64_t journal_rewrites = 0; // compactions to the lines still dirty
     // The longest a journal rewrite kept the engine's other work out at a stretch: the engine's
     // lock while it lists a batch of dirty lines, or the journal's appends held at its end.
@@ -102,6 +104,10 @@ struct RecoveryReport {
     std::uint64_t dirty_lines = 0; // lines the journal listed as dirty
     std::uint64_t lines_written_home = 0;
     std::uint64_t missing_files = 0; // dirty lines whose home file no longer exists (skipped)
+    // After a power cut (the journal was written under another page cache): dirty lines whose
+    // DIRTY record no COMMIT covered, left out (their slots may hold another line's bytes).
+    std::uint64_t uncommitted_lines = 0;
+    bool power_cut = false; // the journal was written under another boot or mount
 };
 
 // Thrown only by TierCache::open (bad configuration, unusable cache file or journal, recovery that
@@ -134,6 +140,11 @@ public:
     virtual int close(int handle) = 0;
     // Writes every dirty line home and syncs the home files.
     virtual int flush_all() = 0;
+    // Makes every write so far survive a power cut in the cache: its lines stay dirty, and the
+    // next open after the cut writes them home (docs/tier.md, "The journal and crash recovery").
+    // A sync of the cache file and one of the journal, however slow the home device; the engine
+    // does the same after each write-back. 0 or -errno. fsync is what makes data durable at home.
+    virtual int commit() = 0;
 
     virtual TierStats stats() const = 0;
     virtual RecoveryReport recovery() const = 0;

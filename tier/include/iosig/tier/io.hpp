@@ -109,8 +109,11 @@ public:
     // kept, independently per 4 KiB block (probability 1/2, from `seed`), and a file that grew
     // since its last sync may lose a random part of its growth, from a random point to its end, as
     // a log loses the tail of its appends. Affects files written through this object since its
-    // creation.
+    // creation. And it counts as a new boot for every engine of this process from then on
+    // (simulated_power_cuts): recovery then trusts only what was durable.
     void crash(std::uint64_t seed);
+    // How many crash() calls this process has made (page_cache_instance mixes it in).
+    static std::uint64_t simulated_power_cuts();
     // `from` was renamed over `to` (the journal's rewrite): what was not yet synced of `from` is
     // now `to`'s, and what the replaced file held is gone with it.
     void renamed(const std::filesystem::path& from, const std::filesystem::path& to);
