@@ -1,7 +1,9 @@
 // The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, recovery, shutdown),
-// engine_lines.cpp (line allocation, fills, leases), engine_data.cpp (the read/write paths),
-// engine_flush.cpp (write-back, fsync, the flusher thread), engine_compaction.cpp (the journal's
-// rewrite) and engine_prefetch.cpp (the prefetch buffer and its worker).
+// engine_lines.cpp (line allocation, fills, leases, marking lines dirty, the journal's commit),
+// engine_data.cpp (the read/write paths), engine_truncate.cpp (ftruncate), engine_writeback.cpp
+// (the write-back of a set of lines), engine_flush.cpp (fsync, flush_all, commit, the flusher
+// thread), engine_compaction.cpp (the journal's rewrite) and engine_prefetch.cpp (the prefetch
+// buffer and its worker).
 //
 // Locking, outermost first: HomeFile::append_mutex (appends and truncates) -> HomeFile::ranges
 // (the bytes of a read, write or truncate, for the whole call) -> files_mutex_ (home files and
@@ -152,7 +154,6 @@ private:
     void unpin_locked(Slot slot); // with mutex_ held
     void drop_line_locked(Slot slot);
     bool refuse_clean_line(Slot slot);
-    void record_truncate_done(HomeFile& file);
     bool line_clean(Slot slot);
     void unlist_home_write_locked(Key key);
     static constexpr int refused_by_cache = 1;
@@ -173,13 +174,18 @@ private:
     ssize_t write_range(Handle& handle, HomeFile& file, const char* buffer, std::size_t count,
                         off_t offset);
     void wait_for_dirty_room();
-    std::vector<Slot> pin_lines_from_locked(const HomeFile& file, std::uint64_t first_line);
 
-    // --- engine_flush.cpp
+    // --- engine_truncate.cpp
+    std::vector<Slot> pin_lines_from_locked(const HomeFile& file, std::uint64_t first_line);
+    void record_truncate_done(HomeFile& file);
+
+    // --- engine_writeback.cpp
     // `unrecorded` (when given) receives the error of a line written home whose CLEAN record the
     // journal did not take: the line stays dirty, but the call does not fail for it.
     int flush_slots(const std::vector<Slot>& slots, int* unrecorded = nullptr);
     int record_clean_locked(Slot slot);
+
+    // --- engine_flush.cpp
     int flush_file(std::uint32_t file, bool sync_home);
     void flusher_loop();
     // --- engine_compaction.cpp

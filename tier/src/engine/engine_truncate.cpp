@@ -1,0 +1,130 @@
+// ftruncate: the file's lines beyond the new end leave the cache, the partial line keeps its part,
+// and the journal records the truncate and then that the home file was cut (engine_impl.hpp).
+#include "engine_impl.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <limits>
+
+namespace iosig::tier::detail {
+
+// With mutex_ held: pins every line of `file` from `first_line` on that is in the index (filled
+// or being filled), in slot order (the order in which ftruncate takes their data locks). It costs
+// the file's lines beyond first_line or, when those are more, one pass over the cache's lines.
+std::vector<Slot> Engine::pin_lines_from_locked(const HomeFile& file, std::uint64_t first_line) {
+    std::vector<Slot> slots;
+    if (file.line_end <= first_line) return slots;
+    if (file.line_end - first_line <= lines_) {
+        for (std::uint64_t line = first_line; line < file.line_end; ++line)
+            if (const Slot* s = index_.find(key_of(file.id, line))) slots.push_back(*s);
+        std::sort(slots.begin(), slots.end());
+    } else {
+        for (Slot s = 0; s < lines_; ++s) {
+            const LineMeta& m = meta_[s];
+            if (m.file != file.id || m.line < first_line) continue;
+            if (const Slot* owner = index_.find(m.key); owner != nullptr && *owner == s)
+                slots.push_back(s);
+        }
+    }
+    for (const Slot s : slots)
+        ++meta_[s].pins;
+    return slots;
+}
+
+// With the file's append_mutex held, once its home file is cut: recovery must not cut it again,
+// as that would undo whatever the file grew by since (before session 30 a crash any time after an
+// O_TRUNC open emptied the file, fsynced bytes and all). The record need not be durable before
+// the call returns, only before an fsync does.
+void Engine::record_truncate_done(HomeFile& file) {
+    file.truncate_done_unrecorded = journal_->append_truncate_done(file.id) < 0;
+    file.journal_sync_at_fsync = true;
+}
+
+int Engine::ftruncate(int handle, off_t length) {
+    Handle* h = nullptr;
+    HomeFile* file = file_of(handle, &h);
+    if (file == nullptr || !h->writable) return -EBADF;
+    if (length < 0) return -EINVAL;
+    if (abandoned_) return -EIO;
+    // Appends and other truncates of the file take this lock for their whole course: an append
+    // (its offset and its write) is wholly before or after, and truncates come one at a time.
+    std::lock_guard serial(file->append_mutex);
+    // Reads and writes of the bytes it cuts, writes home past the cache included, come wholly
+    // before or after it.
+    const RangeLock::Hold hold(file->ranges, length, std::numeric_limits<off_t>::max(), true);
+    // Calls on the bytes below the new end go on meanwhile, and one can reach the line the new
+    // end falls in (the partial line); the flusher and fsync do not take ranges at all. From here
+    // on no line of the file enters the cache (acquire waits: a fill of the partial line would
+    // read its old bytes beyond the end) and no write-back of one starts (flush_slots skips
+    // them); those in flight finish first: a write-back that had read a line's old bytes would
+    // write them home after the truncate. Then pin and lock every cached line at or beyond the
+    // new end, lines still being filled included (their fill read the old bytes).
+    std::vector<Slot> slots;
+    {
+        std::unique_lock lock(mutex_);
+        truncating_.push_back(file->id);
+        changed_.wait(lock, [&] { return file->lines_in_writeback == 0; });
+        slots = pin_lines_from_locked(*file, static_cast<std::uint64_t>(length) / line_size_);
+    }
+    for (const Slot s : slots)
+        data_locks_[s].lock();
+    std::int64_t record;
+    std::vector<std::pair<Slot, std::size_t>> partial;
+    {
+        std::lock_guard lock(mutex_);
+        for (const Slot s : slots) {
+            LineMeta& m = meta_[s];
+            if (!m.valid || m.file != file->id) continue;
+            const auto start = static_cast<std::int64_t>(m.line * line_size_);
+            if (start < length) {
+                partial.emplace_back(s, static_cast<std::size_t>(length - start));
+                continue;
+            }
+            if (m.dirty) {
+                m.dirty = false;
+                --dirty_count_;
+                // Without its CLEAN record the journal still lists the slot as holding the line:
+                // no other line may land in it (acquire's wait for the record fails, and the caller
+                // goes home past the cache).
+                const std::int64_t record = journal_->append_clean(s);
+                m.clean_record = record > 0 ? record : Journal::never_appended;
+            }
+            drop_line_locked(s);
+        }
+        file->size = length;
+        // The home file's bytes from the new end on are no longer the file's, cut yet or not:
+        // a fill never reads them (nor would it if cutting the home file failed).
+        file->home_size = length;
+        // Every line of the file left in the index lies below the new end (no line entered since
+        // the pins above, and the partial line is the only one at or beyond them that stays).
+        file->line_end = std::min<std::uint64_t>(
+            file->line_end, (static_cast<std::uint64_t>(length) + line_size_ - 1) / line_size_);
+        record = journal_->append_truncate(file->id, length);
+    }
+    int e = record < 0 ? static_cast<int>(record) : 0;
+    // The bytes beyond the new end of the partial line must read as zeros if the file grows again.
+    std::vector<char> zeros(line_size_, 0);
+    for (const auto& [s, keep] : partial) {
+        if (e < 0) break;
+        const ssize_t n = cache_->pwrite(zeros.data(), line_size_ - keep,
+                                         static_cast<off_t>(s * line_size_ + keep));
+        if (n < 0) e = static_cast<int>(n);
+    }
+    if (e == 0) e = journal_->sync_to(record, [this] { return sync_cache(); });
+    if (e == 0) e = file->io->ftruncate(length);
+    if (e == 0) record_truncate_done(*file);
+    {
+        std::lock_guard lock(mutex_);
+        truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file->id));
+        for (const Slot s : slots) {
+            data_locks_[s].unlock();
+            unpin_locked(s);
+        }
+        changed_.notify_all();
+    }
+    ++file->write_generation;
+    drop_prefetched(file->id);
+    return e;
+}
+
+} // namespace iosig::tier::detail
