@@ -32,6 +32,7 @@ struct Outcome {
     std::vector<std::optional<unsigned>>
         acked;               // per byte: version made durable by a successful fsync
     std::set<unsigned> cuts; // versions that are truncates: the byte reads 0 (beyond the end)
+    unsigned appends = 0;
     bool any_failure = false;
 
     unsigned char value(unsigned v, std::size_t offset) const {
@@ -44,7 +45,8 @@ struct Outcome {
 // rewrites.
 constexpr std::uint64_t small_journal = 1024;
 
-// 160 operations: writes of up to 6000 bytes at random offsets, an fsync every 8th, a commit
+// 160 operations: writes of up to 6000 bytes at random offsets (every 13th an append where the
+// file leaves room: 9 with seed 1), an fsync every 8th, a commit
 // (TierCache::commit) half-way between, a truncate to a random length every 19th (7 in all; since
 // session 30, when a truncate followed by writes and an fsync was found undone by recovery), one
 // close and reopen of the handle, and a close at the end unless `crash_before_close` (then neither
@@ -99,13 +101,23 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
         }
         const unsigned v = op; // < 251
         const std::size_t len = 1 + rng() % 6000;
-        const std::size_t off = rng() % (file_bytes - len);
+        std::size_t off = rng() % (file_bytes - len);
+        // Every 13th write is an append (TierCache::append, at the engine's end of the file),
+        // where the file leaves room for it.
+        const bool append = op % 13 == 0;
+        if (append) {
+            const off_t end = tier.file_size(h);
+            if (end < 0 || static_cast<std::size_t>(end) + len > file_bytes) continue;
+            off = static_cast<std::size_t>(end);
+            ++out.appends;
+        }
         std::vector<unsigned char> data(len);
         for (std::size_t i = 0; i < len; ++i)
             data[i] = value_of(v, off + i);
         for (std::size_t i = 0; i < len; ++i)
             out.versions[off + i].push_back(v);
-        const ssize_t n = tier.pwrite(h, data.data(), len, static_cast<off_t>(off));
+        const ssize_t n = append ? tier.append(h, data.data(), len)
+                                 : tier.pwrite(h, data.data(), len, static_cast<off_t>(off));
         if (n == static_cast<ssize_t>(len)) {
             for (std::size_t i = 0; i < len; ++i)
                 latest[off + i] = v;
@@ -190,6 +202,7 @@ WriteCounts count_writes(std::uint64_t journal_compaction_bytes = 64ull << 20) {
         auto tier = TierCache::open(config_for(dir, faults, journal_compaction_bytes));
         const Outcome o = run_workload(*tier, dir / "home.dat", 1);
         EXPECT_FALSE(o.any_failure);
+        EXPECT_GT(o.appends, 0u) << "the workload must append";
         counts.journal_rewrites = tier->stats().journal_rewrites;
     }
     counts.cache_side = faults->writes(FileRole::cache) + faults->writes(FileRole::journal);
