@@ -43,8 +43,9 @@ TEST(JournalSync, ARecordNeverAppendedCanNeverBeWaitedFor) {
 // of the device's cache). A write syncs nothing, neither a line's first (its DIRTY record) nor an
 // append to a line already dirty (a SIZE record). A commit (TierCache::commit, and the engine's
 // after each write-back) syncs the cache file, then the journal, once for all records so far.
-// Before session 30 every DIRTY and SIZE record cost both: 127 us per 128-byte append and 230 us
-// per random 4 KiB write, with the cache on this machine's ext4 disk.
+// Before session 30 every DIRTY and SIZE record cost both: 148 us per 128-byte append and 314 us
+// per 4 KiB write to a clean line, with the cache on this machine's ext4 disk
+// (bench/tier/file_ops_bench.cpp, "writes with the cache on disk").
 TEST(JournalSync, WritesSyncNothingUntilACommit) {
     test_support::ScratchDir dir;
     TierConfig config = test_support::small_config(dir);
