@@ -46,14 +46,14 @@ struct Outcome {
 constexpr std::uint64_t small_journal = 1024;
 
 // 160 operations: writes of up to 6000 bytes at random offsets (every 13th an append where the
-// file leaves room: 9 with seed 1), an fsync every 8th, a commit
-// (TierCache::commit) half-way between, a truncate to a random length every 19th (7 in all; since
-// session 30, when a truncate followed by writes and an fsync was found undone by recovery), one
-// close and reopen of the handle, and a close at the end unless `crash_before_close` (then neither
-// the last fsync nor the close: the last writes are still dirty when the caller crashes). Returns
-// what was written and what fsync acknowledged. The commits leave lines dirty that recovery after
-// a power cut must write home: without them only the lines of a write-back that failed half-way
-// would be.
+// file leaves room: 9 with seed 1; every third through a second handle), an fsync every 8th, a
+// commit (TierCache::commit) half-way between, a truncate to a random length every 19th (7 in all;
+// since session 30, when a truncate followed by writes and an fsync was found undone by recovery),
+// one close and reopen of the handle, and a close at the end unless `crash_before_close` (then
+// neither the last fsync nor the close: the last writes are still dirty when the caller crashes).
+// Returns what was written and what fsync acknowledged. The commits leave lines dirty that recovery
+// after a power cut must write home: without them only the lines of a write-back that failed
+// half-way would be.
 Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::uint64_t seed,
                      bool crash_before_close = false) {
     Outcome out;
@@ -61,7 +61,10 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
     out.acked.resize(file_bytes);
     std::mt19937_64 rng(seed);
     int h = tier.open_file(home, O_RDWR | O_CREAT);
-    if (h < 0) {
+    // A second handle on the file, open throughout (also while the first is closed and reopened):
+    // every third write goes through it.
+    const int second = h < 0 ? -1 : tier.open_file(home, O_RDWR);
+    if (h < 0 || second < 0) {
         out.any_failure = true;
         return out;
     }
@@ -116,8 +119,9 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
             data[i] = value_of(v, off + i);
         for (std::size_t i = 0; i < len; ++i)
             out.versions[off + i].push_back(v);
-        const ssize_t n = append ? tier.append(h, data.data(), len)
-                                 : tier.pwrite(h, data.data(), len, static_cast<off_t>(off));
+        const int through = op % 3 == 0 ? second : h;
+        const ssize_t n = append ? tier.append(through, data.data(), len)
+                                 : tier.pwrite(through, data.data(), len, static_cast<off_t>(off));
         if (n == static_cast<ssize_t>(len)) {
             for (std::size_t i = 0; i < len; ++i)
                 latest[off + i] = v;
@@ -125,7 +129,10 @@ Outcome run_workload(TierCache& tier, const std::filesystem::path& home, std::ui
             out.any_failure = true;
         }
     }
-    if (!crash_before_close) tier.close(h);
+    if (!crash_before_close) {
+        tier.close(h);
+        tier.close(second);
+    }
     return out;
 }
 
