@@ -215,7 +215,7 @@ std::int64_t Journal::append_truncate_done(std::uint32_t file_id) {
 
 CommitPoint Journal::commit_point() const {
     std::lock_guard lock(append_mutex_);
-    return CommitPoint{file_generation_, end_, end_ <= committed_end_ || end_ == settled_end_};
+    return CommitPoint{file_generation_, end_, end_ == settled_end_};
 }
 
 std::int64_t Journal::append_commit(const CommitPoint& point) {

@@ -144,7 +144,9 @@ private:
     std::uint64_t page_cache_ = 0;
     std::uint64_t file_generation_ = 0; // (append_mutex_) one more at every rewrite
     std::uint64_t committed_end_ = 0;   // (append_mutex_) the end the last COMMIT covers
-    std::uint64_t settled_end_ = 0;     // (append_mutex_) the end of a COMMIT that covered all
+    // (append_mutex_) where nothing needs a commit: the end after the header, a rewrite, or a
+    // COMMIT that covered every record before it
+    std::uint64_t settled_end_ = 0;
     // Between begin_rewrite and finish_rewrite (append_mutex_): the records appended since, and
     // the files and sizes as they were.
     bool rewriting_ = false;
