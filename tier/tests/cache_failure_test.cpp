@@ -64,5 +64,31 @@ TEST(CacheFileFailure, AReadOfADirtyLineItCannotReadFails) {
     EXPECT_EQ(t.read_line(0), first);
 }
 
+// The file is cut inside line 2, clean in the cache, after the cache file stopped taking writes:
+// the truncate cannot zero the rest of the line in its slot, so the line leaves the cache (it
+// holds nothing the home file lacks), and the truncate succeeds. The file grown again reads zeros
+// beyond the cut, from the cache's side and at home.
+TEST(CacheFileFailure, ATruncateIntoACleanLineItCannotZeroDropsTheLine) {
+    FailingCache t;
+    ASSERT_GE(t.h, 0);
+    const auto first = pattern(line, 4);
+    ASSERT_EQ(t.tier->pwrite(t.h, first.data(), line, 0), static_cast<ssize_t>(line));
+    EXPECT_EQ(t.read_line(2), slice(t.initial, 2 * line, line));
+    ASSERT_EQ(t.tier->commit(), 0); // the cache file synced: nothing left for the truncate to sync
+    t.fail_cache_writes();
+    constexpr std::size_t cut = 2 * line + 100;
+    EXPECT_EQ(t.tier->ftruncate(t.h, cut), 0);
+    EXPECT_EQ(t.tier->ftruncate(t.h, 3 * line), 0);
+    std::vector<char> expected = slice(t.initial, 0, cut);
+    std::copy(first.begin(), first.end(), expected.begin());
+    expected.resize(3 * line, 0);
+    std::vector<char> got(3 * line);
+    EXPECT_EQ(t.tier->pread(t.h, got.data(), got.size(), 0), static_cast<ssize_t>(got.size()));
+    EXPECT_EQ(got, expected);
+    t.faults->clear_failures();
+    ASSERT_EQ(t.tier->fsync(t.h), 0);
+    EXPECT_EQ(read_file(t.home), expected);
+}
+
 } // namespace
 } // namespace iosig::tier

@@ -146,13 +146,14 @@ TEST(CrashSafety, AnFsyncAfterAWritePastTheCacheCoversTheCleanRecords) {
     EXPECT_EQ(fsyncs_acknowledged, 0u) << "an fsync succeeded although the journal had failed";
 }
 
-// The journal's device fails with lines 0-3 dirty in the cache (their DIRTY records durable), and
-// the file is truncated to 0: the truncate drops the lines but cannot append their CLEAN records.
-// A write of lines 4 and 5 then needs slots. Had its bytes landed in the dropped ones, recovery,
-// which still finds the four DIRTY records, would write them into lines 0-3.
+// The journal's device fails with lines 4-7 of an 8-line file dirty in the cache (their DIRTY
+// records durable), and the file is truncated to 4 lines: the truncate drops the lines but cannot
+// append their CLEAN records. A write of lines 0 and 1 then needs slots. Had its bytes landed in
+// the dropped ones, recovery, which still finds the four DIRTY records, would write them into
+// lines 4-7. (A write beyond the truncate's length would fail: the truncate is unfinished.)
 TEST(CrashSafety, ATruncateThatCannotRecordItsLinesCleanLeavesTheirSlotsUnused) {
     constexpr std::size_t line = 4096;
-    const std::vector<char> initial = test_support::pattern(6 * line, 8);
+    const std::vector<char> initial = test_support::pattern(8 * line, 8);
     const std::vector<char> written = test_support::pattern(4 * line, 9);
     for (std::uint64_t seed = 1; seed <= 16; ++seed) {
         ScratchDir dir;
@@ -163,14 +164,14 @@ TEST(CrashSafety, ATruncateThatCannotRecordItsLinesCleanLeavesTheirSlotsUnused) 
         {
             auto tier = TierCache::open(config);
             const int h = tier->open_file(home, O_RDWR);
-            ASSERT_EQ(tier->pwrite(h, written.data(), written.size(), 0),
+            ASSERT_EQ(tier->pwrite(h, written.data(), written.size(), 4 * line),
                       static_cast<ssize_t>(written.size()));
             faults->fail_nth_write(1, {FileRole::journal});
-            EXPECT_LT(tier->ftruncate(h, 0), 0);
-            // Lines 4 and 5 are written: the only slots are the dropped lines', which wait for
+            EXPECT_LT(tier->ftruncate(h, 4 * line), 0);
+            // Lines 0 and 1 are written: the only slots are the dropped lines', which wait for
             // CLEAN records never appended, so the cache refuses the lines and they go home.
             const std::vector<char> other = test_support::pattern(2 * line, 10);
-            EXPECT_EQ(tier->pwrite(h, other.data(), other.size(), 4 * line),
+            EXPECT_EQ(tier->pwrite(h, other.data(), other.size(), 0),
                       static_cast<ssize_t>(other.size()));
             EXPECT_EQ(tier->stats().cache_refusals, 2u);
             tier->abandon();
@@ -178,10 +179,10 @@ TEST(CrashSafety, ATruncateThatCannotRecordItsLinesCleanLeavesTheirSlotsUnused) 
         faults->crash(seed);
         auto tier = TierCache::open(config_for(dir, nullptr));
         const std::vector<char> got = read_file(home);
-        for (std::size_t l = 0; l < 4 && l * line < got.size(); ++l) {
+        for (std::size_t l = 4; l < 8 && l * line < got.size(); ++l) {
             const auto at = got.begin() + static_cast<std::ptrdiff_t>(l * line);
             const auto was = initial.begin() + static_cast<std::ptrdiff_t>(l * line);
-            const auto now = written.begin() + static_cast<std::ptrdiff_t>(l * line);
+            const auto now = written.begin() + static_cast<std::ptrdiff_t>((l - 4) * line);
             const std::size_t n = std::min(line, got.size() - l * line);
             EXPECT_TRUE(std::equal(at, at + static_cast<std::ptrdiff_t>(n), was) ||
                         std::equal(at, at + static_cast<std::ptrdiff_t>(n), now))

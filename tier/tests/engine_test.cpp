@@ -217,7 +217,9 @@ TEST(Engine, TruncateShrinksAndZeroFillsWhenGrowingAgain) {
 
 // A truncate whose cut of the home file fails (the home device refuses it) is still applied by the
 // engine, which reports the error: the bytes beyond the new end are gone for every path, the
-// bypass's reads of the home file included, although the home file still holds them.
+// bypass's reads of the home file included. (Before session 31 the home file kept them, and reads
+// past the cache skipped them by the engine's size of the home file; now the write that grows the
+// file again cuts the home file first: TruncateCrash.*.)
 TEST(Engine, ATruncateWhoseHomeCutFailedNeverShowsTheCutBytes) {
     ScratchDir dir;
     const auto home = dir / "cut.dat";
@@ -237,6 +239,13 @@ TEST(Engine, ATruncateWhoseHomeCutFailedNeverShowsTheCutBytes) {
     EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](char c) { return c == 0; }))
         << "the hole read the bytes the truncate cut";
     EXPECT_GT(tier->stats().bypassed_bytes, 0u);
+    EXPECT_EQ(read_file(home).size(), 2 * 4096u) << "the write did not cut the home file first";
+    ASSERT_EQ(tier->fsync(h), 0);
+    const std::vector<char> at_home = read_file(home);
+    ASSERT_EQ(at_home.size(), 8 * 4096 + 1u);
+    EXPECT_TRUE(std::all_of(at_home.begin() + 2 * 4096, at_home.end() - 1, [](char c) {
+        return c == 0;
+    })) << "the home file kept the bytes the truncate cut";
 }
 
 // The file has 8 times as many lines as the cache, so the truncate finds its cached lines by a

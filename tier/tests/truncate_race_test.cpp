@@ -4,6 +4,7 @@
 #include "engine_fixture.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <gtest/gtest.h>
 #include <optional>
 #include <random>
@@ -281,6 +282,47 @@ TEST(TruncateRace, NoWriteBackByTheFlusherLandsAfterTheTruncate) {
 
 TEST(TruncateRace, NoWriteBackByAnotherThreadsFsyncLandsAfterTheTruncate) {
     truncate_while_written_back(WriteBack::fsync_thread);
+}
+
+// A write beyond a truncate's new end, begun once the truncate has taken the new size (it waits
+// for the truncate's range hold) and while it zeroes the rest of the line the new end falls in (a
+// 20 ms write to the cache file), while the truncate fails at the home file's cut. The write must
+// not land beyond the unfinished cut: the next fsync makes the cut again, which would drop the
+// write after it was acknowledged. So it fails with EIO, or, had the truncate already failed when
+// it began, makes the cut first and stays.
+TEST(TruncateRace, AWriteWaitingForATruncateThatFailsDoesNotLandBeyondItsCut) {
+    for (int round = 0; round < 4; ++round) {
+        ScratchDir dir;
+        const auto home = dir / "race.dat";
+        write_file(home, pattern(4 * line, 30));
+        TierConfig config = small_config(dir);
+        config.faults = std::make_shared<IoFaults>();
+        auto tier = TierCache::open(config);
+        const int h = tier->open_file(home, O_RDWR);
+        ASSERT_GE(h, 0);
+        char first = 0;
+        ASSERT_EQ(tier->pread(h, &first, 1, 0), 1); // line 0 cached: the end falls in it
+        config.faults->slow_down(FileRole::cache, std::chrono::milliseconds(20));
+        config.faults->fail_one_write(1, {FileRole::home});
+        std::atomic<ssize_t> written{0};
+        std::thread writer([&] {
+            while (tier->file_size(h) != 100)
+                std::this_thread::yield();
+            written = tier->pwrite(h, "w", 1, 3 * line);
+        });
+        EXPECT_EQ(tier->ftruncate(h, 100), -EIO);
+        writer.join();
+        config.faults->slow_down(FileRole::cache, std::chrono::microseconds(0));
+        ASSERT_EQ(tier->fsync(h), 0);
+        char got = 0;
+        const ssize_t n = tier->pread(h, &got, 1, 3 * line);
+        if (written.load() == 1) {
+            EXPECT_EQ(n, 1) << "round " << round << ": the acknowledged write was cut";
+            EXPECT_EQ(got, 'w');
+        } else {
+            EXPECT_EQ(written.load(), -EIO);
+        }
+    }
 }
 
 } // namespace

@@ -113,6 +113,9 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
                             off_t offset) {
     const off_t end = offset + static_cast<off_t>(count);
     const RangeLock::Hold hold(file.ranges, offset, end, true);
+    // A truncate that failed after the caller's finish_cut: nothing may go home beyond its length
+    // until the home file is cut there.
+    if (const std::int64_t cut = file.unfinished_cut.load(); cut >= 0 && end > cut) return -EIO;
     const bool direct = bypass(h, offset, count);
     for (off_t pos = offset; pos < end;) {
         const std::uint64_t line = static_cast<std::uint64_t>(pos) / line_size_;
@@ -121,7 +124,6 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             std::min<std::size_t>(line_size_ - in, static_cast<std::size_t>(end - pos));
         const Key key = key_of(file.id, line);
         const char* data = in_buffer + (pos - offset);
-        if (const int e = check_not_set_aside(key); e < 0) return e;
         invalidate_prefetched(key);
         ++file.write_generation;
         // A write home past the cache (the bypass, or a line the cache refused) is listed in
@@ -174,24 +176,6 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
     return static_cast<ssize_t>(count);
 }
 
-// A slot set aside (set_aside_) may still be listed by the journal as holding its last line
-// dirty, with bytes older than any write of that line since: recovery would write them over the
-// line. So the line takes no write, through the cache or past it, until the slot's CLEAN record
-// is appended (the journal takes records again); -EIO until then.
-// A slot is set aside only by a truncate, whose range hold the write has waited for, so the count
-// read without the lock is current for this line.
-int Engine::check_not_set_aside(Key key) {
-    if (set_aside_count_.load() == 0) return 0;
-    std::lock_guard lock(mutex_);
-    const auto holds = [&] {
-        return std::any_of(set_aside_.begin(), set_aside_.end(),
-                           [&](Slot s) { return key_of(meta_[s].file, meta_[s].line) == key; });
-    };
-    if (set_aside_.empty() || !holds()) return 0;
-    return_slots_set_aside_locked();
-    return holds() ? -EIO : 0;
-}
-
 // Writes `chunk` bytes of a write at `pos` into the leased line and releases it: 0, -errno, or
 // refused_by_cache when the cache file failed and the line was dropped (refuse_clean_line), so that
 // the caller writes the bytes home instead.
@@ -203,10 +187,7 @@ int Engine::write_leased_line(HomeFile& file, const Lease& lease, const char* da
         release(lease);
         return refused_by_cache;
     }
-    if (n >= 0 && !lease.hit) {
-        std::lock_guard lock(mutex_);
-        meta_[lease.slot].content_epoch = ++cache_epoch_; // the line's first data in this slot
-    }
+    if (n >= 0 && !lease.hit) ++cache_epoch_; // the line's first data in this slot
     int marked =
         n < 0 ? static_cast<int>(n) : mark_dirty(file, lease.slot, pos + static_cast<off_t>(chunk));
     // The journal cannot record the line dirty: the slot now holds bytes the home file lacks
@@ -243,9 +224,16 @@ int Engine::write_leased_line(HomeFile& file, const Lease& lease, const char* da
 // the cache file: it stays, and the write fails.
 bool Engine::refuse_clean_line(Slot slot) {
     std::lock_guard lock(mutex_);
+    const Key key = meta_[slot].key;
+    if (!drop_clean_line_locked(slot)) return false;
+    home_writes_.push_back(key);
+    return true;
+}
+
+// With mutex_ held: drops the slot's line unless it holds bytes the home file lacks.
+bool Engine::drop_clean_line_locked(Slot slot) {
     const LineMeta& m = meta_[slot];
     if (m.dirty || m.flushing) return false;
-    home_writes_.push_back(m.key);
     drop_line_locked(slot);
     return true;
 }
@@ -264,6 +252,8 @@ ssize_t Engine::pwrite(int handle, const void* buffer, std::size_t count, off_t 
     if (offset < 0) return -EINVAL;
     if (abandoned_) return -EIO;
     if (count == 0) return 0;
+    if (offset + static_cast<off_t>(count) > file->unfinished_cut.load())
+        if (const int e = finish_cut(*file); e < 0) return e;
     return write_range(*h, *file, static_cast<const char*>(buffer), count, offset);
 }
 
@@ -273,6 +263,7 @@ ssize_t Engine::append(int handle, const void* buffer, std::size_t count) {
     if (file == nullptr || !h->writable) return -EBADF;
     if (abandoned_) return -EIO;
     std::lock_guard serial(file->append_mutex);
+    if (const int e = finish_cut_locked(*file); e < 0) return e;
     off_t offset;
     {
         std::lock_guard lock(mutex_);

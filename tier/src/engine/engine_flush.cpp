@@ -11,6 +11,15 @@ namespace iosig::tier::detail {
 // Every line of `file_id` that was dirty when this was called is written home (its content as of
 // now or later) before it returns; then the home file is synced when asked.
 int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
+    // The home file may still hold bytes a failed truncate cut from the file.
+    {
+        HomeFile* file;
+        {
+            std::shared_lock files(files_mutex_);
+            file = files_.at(file_id).get();
+        }
+        if (const int e = finish_cut(*file); e < 0) return e;
+    }
     struct Target {
         Slot slot;
         Key key;

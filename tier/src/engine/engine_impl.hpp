@@ -47,8 +47,6 @@ struct LineMeta {
     std::uint64_t flushed_generation = 0; // generation contained in the last completed write-back
     std::uint64_t dirty_token = 0;        // identifies this dirty period in the flusher's FIFO
     double dirty_since = 0;               // steady-clock seconds
-    // The cache-file write epoch of its last fill (durable when synced).
-    std::uint64_t content_epoch = 0;
     // The journal sequence of its CLEAN record (must be durable before reuse).
     std::int64_t clean_record = 0;
     std::uint32_t file = 0;
@@ -58,7 +56,7 @@ struct LineMeta {
     bool flushing = false; // a write-back has claimed it
     bool in_free_list = true;
 };
-static_assert(sizeof(LineMeta) == 80);
+static_assert(sizeof(LineMeta) == 72);
 
 struct HomeFile {
     std::uint32_t id = 0;
@@ -79,6 +77,12 @@ struct HomeFile {
     // The home file was cut but the journal did not take its TRUNCATE_DONE record: fsync appends
     // it, and fails while it cannot.
     std::atomic<bool> truncate_done_unrecorded{false};
+    // The length of a truncate that failed after it had cut the file in the engine (its lines
+    // beyond the end dropped, its size set) but before it had cut the home file, or -1. The home
+    // file may still hold the cut bytes: a write beyond this length and an fsync first finish the
+    // cut (Engine::finish_cut) and fail while they cannot, as no byte may go home beyond it before
+    // it is cut.
+    std::atomic<std::int64_t> unfinished_cut{-1};
     // (mutex_) Its FILE record was appended: only then may a DIRTY record name the file, as
     // recovery finds the home file by it.
     bool journaled = false;
@@ -154,6 +158,7 @@ private:
     void unpin_locked(Slot slot); // with mutex_ held
     void drop_line_locked(Slot slot);
     bool refuse_clean_line(Slot slot);
+    bool drop_clean_line_locked(Slot slot);
     bool line_clean(Slot slot);
     void unlist_home_write_locked(Key key);
     static constexpr int refused_by_cache = 1;
@@ -163,7 +168,6 @@ private:
                           off_t pos);
     int take_slot(std::unique_lock<std::mutex>& lock, Slot& slot);
     void return_slots_set_aside_locked();
-    int check_not_set_aside(Key key);
     int fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run);
     std::uint64_t fill_run_length(const HomeFile& file, std::uint64_t line, std::int64_t home_size,
                                   FillRun& run);
@@ -178,6 +182,11 @@ private:
     // --- engine_truncate.cpp
     std::vector<Slot> pin_lines_from_locked(const HomeFile& file, std::uint64_t first_line);
     void record_truncate_done(HomeFile& file);
+    // With the file's append_mutex held: the truncate itself (ftruncate's work after its checks).
+    int truncate_locked(HomeFile& file, off_t length);
+    // Finishes the file's unfinished cut, if it has one: 0 or -errno.
+    int finish_cut(HomeFile& file);
+    int finish_cut_locked(HomeFile& file); // with the file's append_mutex held
 
     // --- engine_writeback.cpp
     // `unrecorded` (when given) receives the error of a line written home whose CLEAN record the
@@ -235,9 +244,9 @@ private:
     // Slots whose last line left the cache without its CLEAN record (a truncate while the journal
     // failed): the journal may still list them as holding that line, so no line may land in them
     // until the record is appended (take_slot retries: return_slots_set_aside_locked).
+    // A write of the line itself waits for nothing here: the truncate that set the slot aside is
+    // unfinished until the record is appended, and no write reaches beyond an unfinished cut.
     std::vector<Slot> set_aside_;
-    // Its size, read without mutex_ by every write (check_not_set_aside): almost always 0.
-    std::atomic<std::size_t> set_aside_count_{0};
     std::unique_ptr<EvictionPolicy> policy_;
     // Every dirty line has exactly one entry here with its current dirty_token (mark_dirty and a
     // write-back that found new data push one; the flusher re-queues what it takes); entries
@@ -277,7 +286,9 @@ private:
     std::atomic<int> flush_error_{0}; // last write-back failure (0: the last one succeeded)
     std::uint64_t journal_rewritten_bytes_ = 0; // the journal's size after its last rewrite
 
-    // Cache-file durability: fills bump the write epoch; sync_cache() makes all of them durable.
+    // Cache-file durability: a line's first bytes in a slot (a fill, or a write of a line not
+    // cached) and a truncate's zeros bump the write epoch; sync_cache() makes all of them durable.
+    // (Later writes into a cached line need not be: the slot holds the line's bytes either way.)
     std::atomic<std::uint64_t> cache_epoch_{0};
     std::atomic<std::uint64_t> cache_synced_epoch_{0};
     std::mutex cache_sync_mutex_;

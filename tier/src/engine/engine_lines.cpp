@@ -76,7 +76,6 @@ void Engine::return_slots_set_aside_locked() {
         const std::int64_t record = journal_->append_clean(s);
         if (record < 0) return;
         set_aside_.pop_back();
-        set_aside_count_ = set_aside_.size();
         LineMeta& m = meta_[s];
         m.clean_record = record;
         m.in_free_list = true;
@@ -163,8 +162,7 @@ int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run) {
     if (source == buffer.data()) std::memset(buffer.data() + got, 0, line_size_ - got);
     const ssize_t w = cache_->pwrite(source, line_size_, static_cast<off_t>(slot * line_size_));
     if (w < 0) return static_cast<int>(w);
-    std::lock_guard lock(mutex_);
-    meta_[slot].content_epoch = ++cache_epoch_;
+    ++cache_epoch_;
     return 0;
 }
 
@@ -294,7 +292,6 @@ void Engine::unpin_locked(Slot slot) {
     if (!m.valid && m.key == 0 && !m.in_free_list) {
         if (m.clean_record == Journal::never_appended) {
             set_aside_.push_back(slot);
-            set_aside_count_ = set_aside_.size();
         } else {
             m.in_free_list = true;
             free_.push_back(slot);

@@ -49,9 +49,30 @@ int Engine::ftruncate(int handle, off_t length) {
     // Appends and other truncates of the file take this lock for their whole course: an append
     // (its offset and its write) is wholly before or after, and truncates come one at a time.
     std::lock_guard serial(file->append_mutex);
+    // Growing a file whose last cut is unfinished would leave the home file's old bytes between
+    // the two lengths where the file reads zeros.
+    if (const std::int64_t cut = file->unfinished_cut.load(); cut >= 0 && length > cut)
+        if (const int e = finish_cut_locked(*file); e < 0) return e;
+    return truncate_locked(*file, length);
+}
+
+int Engine::finish_cut(HomeFile& file) {
+    if (file.unfinished_cut.load() < 0) return 0;
+    std::lock_guard serial(file.append_mutex);
+    return finish_cut_locked(file);
+}
+
+// The truncate is made again: nothing grew the file beyond its length since (writes beyond it
+// finish the cut first), so this one drops no line and leaves the file as the first meant to.
+int Engine::finish_cut_locked(HomeFile& file) {
+    const std::int64_t cut = file.unfinished_cut.load();
+    return cut < 0 ? 0 : truncate_locked(file, static_cast<off_t>(cut));
+}
+
+int Engine::truncate_locked(HomeFile& file, off_t length) {
     // Reads and writes of the bytes it cuts, writes home past the cache included, come wholly
     // before or after it.
-    const RangeLock::Hold hold(file->ranges, length, std::numeric_limits<off_t>::max(), true);
+    const RangeLock::Hold hold(file.ranges, length, std::numeric_limits<off_t>::max(), true);
     // Calls on the bytes below the new end go on meanwhile, and one can reach the line the new
     // end falls in (the partial line); the flusher and fsync do not take ranges at all. From here
     // on no line of the file enters the cache (acquire waits: a fill of the partial line would
@@ -62,19 +83,22 @@ int Engine::ftruncate(int handle, off_t length) {
     std::vector<Slot> slots;
     {
         std::unique_lock lock(mutex_);
-        truncating_.push_back(file->id);
-        changed_.wait(lock, [&] { return file->lines_in_writeback == 0; });
-        slots = pin_lines_from_locked(*file, static_cast<std::uint64_t>(length) / line_size_);
+        truncating_.push_back(file.id);
+        changed_.wait(lock, [&] { return file.lines_in_writeback == 0; });
+        slots = pin_lines_from_locked(file, static_cast<std::uint64_t>(length) / line_size_);
     }
     for (const Slot s : slots)
         data_locks_[s].lock();
     std::int64_t record;
     std::vector<std::pair<Slot, std::size_t>> partial;
+    // A line dropped without its CLEAN record: the journal still lists its old bytes dirty, and
+    // recovery would write them home once the file grew past them again.
+    bool unrecorded_clean = false;
     {
         std::lock_guard lock(mutex_);
         for (const Slot s : slots) {
             LineMeta& m = meta_[s];
-            if (!m.valid || m.file != file->id) continue;
+            if (!m.valid || m.file != file.id) continue;
             const auto start = static_cast<std::int64_t>(m.line * line_size_);
             if (start < length) {
                 partial.emplace_back(s, static_cast<std::size_t>(length - start));
@@ -88,42 +112,61 @@ int Engine::ftruncate(int handle, off_t length) {
                 // goes home past the cache).
                 const std::int64_t record = journal_->append_clean(s);
                 m.clean_record = record > 0 ? record : Journal::never_appended;
+                unrecorded_clean = unrecorded_clean || record <= 0;
             }
             drop_line_locked(s);
         }
-        file->size = length;
+        // The lines an earlier try at this cut could not record clean.
+        return_slots_set_aside_locked();
+        unrecorded_clean =
+            unrecorded_clean || std::any_of(set_aside_.begin(), set_aside_.end(),
+                                            [&](Slot s) { return meta_[s].file == file.id; });
+        file.size = length;
         // The home file's bytes from the new end on are no longer the file's, cut yet or not:
         // a fill never reads them (nor would it if cutting the home file failed).
-        file->home_size = length;
+        file.home_size = length;
         // Every line of the file left in the index lies below the new end (no line entered since
         // the pins above, and the partial line is the only one at or beyond them that stays).
-        file->line_end = std::min<std::uint64_t>(
-            file->line_end, (static_cast<std::uint64_t>(length) + line_size_ - 1) / line_size_);
-        record = journal_->append_truncate(file->id, length);
+        file.line_end = std::min<std::uint64_t>(
+            file.line_end, (static_cast<std::uint64_t>(length) + line_size_ - 1) / line_size_);
+        record = journal_->append_truncate(file.id, length);
     }
-    int e = record < 0 ? static_cast<int>(record) : 0;
-    // The bytes beyond the new end of the partial line must read as zeros if the file grows again.
+    int e = record < 0 ? static_cast<int>(record) : unrecorded_clean ? -EIO : 0;
+    // The bytes beyond the new end of the partial line must read as zeros if the file grows again,
+    // also after a power cut: the sync before the TRUNCATE record is durable covers them (the
+    // epoch), or recovery could write the line's older bytes beyond the cut, which an fsync may
+    // have acknowledged (before session 31 it did). If the cache file refuses the zeros, a clean
+    // partial line leaves the cache instead (a fill reads the home file only up to the new end); a
+    // dirty one stays, and the cut is unfinished.
     std::vector<char> zeros(line_size_, 0);
     for (const auto& [s, keep] : partial) {
         if (e < 0) break;
         const ssize_t n = cache_->pwrite(zeros.data(), line_size_ - keep,
                                          static_cast<off_t>(s * line_size_ + keep));
-        if (n < 0) e = static_cast<int>(n);
+        if (n >= 0) {
+            ++cache_epoch_;
+        } else {
+            std::lock_guard lock(mutex_);
+            if (!drop_clean_line_locked(s)) e = static_cast<int>(n);
+        }
     }
     if (e == 0) e = journal_->sync_to(record, [this] { return sync_cache(); });
-    if (e == 0) e = file->io->ftruncate(length);
-    if (e == 0) record_truncate_done(*file);
+    if (e == 0) e = file.io->ftruncate(length);
+    if (e == 0) record_truncate_done(file);
+    // Past this point of failure the file is cut in the engine (its lines beyond the end are
+    // dropped and its size is set) but perhaps not at home: the cut is finished later.
+    file.unfinished_cut = e < 0 ? length : -1;
     {
         std::lock_guard lock(mutex_);
-        truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file->id));
+        truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file.id));
         for (const Slot s : slots) {
             data_locks_[s].unlock();
             unpin_locked(s);
         }
         changed_.notify_all();
     }
-    ++file->write_generation;
-    drop_prefetched(file->id);
+    ++file.write_generation;
+    drop_prefetched(file.id);
     return e;
 }
 

@@ -200,6 +200,13 @@ void IoFaults::fail_nth_write(std::uint64_t n, std::set<FileRole> roles) {
     fail_roles_ = std::move(roles);
     counted_ = 0;
     failed_ = false;
+    transient_ = false;
+}
+
+void IoFaults::fail_one_write(std::uint64_t n, std::set<FileRole> roles) {
+    fail_nth_write(n, std::move(roles));
+    std::lock_guard lock(mutex_);
+    transient_ = true;
 }
 
 void IoFaults::fail_now(std::set<FileRole> roles) {
@@ -271,9 +278,16 @@ int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int
     std::lock_guard lock(mutex_);
     ++writes_[role];
     if (fail_roles_.contains(role)) {
-        if (failed_) return -EIO;
+        if (failed_) {
+            ++injected_;
+            return -EIO;
+        }
         if (fail_at_ != 0 && ++counted_ >= fail_at_) {
-            failed_ = true;
+            if (transient_)
+                fail_at_ = 0;
+            else
+                failed_ = true;
+            ++injected_;
             return -EIO;
         }
     }
@@ -300,7 +314,14 @@ int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int
 int IoFaults::before_sync(FileRole role) {
     std::lock_guard lock(mutex_);
     ++syncs_[role];
-    return failed_ && fail_roles_.contains(role) ? -EIO : 0;
+    if (!failed_ || !fail_roles_.contains(role)) return 0;
+    ++injected_;
+    return -EIO;
+}
+
+std::uint64_t IoFaults::injected_failures() const {
+    std::lock_guard lock(mutex_);
+    return injected_;
 }
 
 void IoFaults::after_sync(const std::filesystem::path& path, int buffered_fd) {

@@ -136,6 +136,7 @@ int Journal::reset(std::uint64_t line_size, std::uint64_t slots) {
         slots_ = slots;
         files_.clear();
         sizes_.clear();
+        cuts_.clear();
     }
     const HeaderPayload h{magic, line_size, slots, version, page_cache_};
     const std::int64_t seq = append(header, &h, sizeof h);
@@ -205,11 +206,18 @@ std::int64_t Journal::append_truncate(std::uint32_t file_id, std::int64_t file_s
     {
         std::lock_guard lock(append_mutex_);
         sizes_[file_id] = file_size;
+        cuts_[file_id] = file_size;
     }
     return append(truncate, &s, sizeof s);
 }
 
 std::int64_t Journal::append_truncate_done(std::uint32_t file_id) {
+    {
+        // The home file is cut, whether or not this record lands: a rewrite must not make
+        // recovery cut it again.
+        std::lock_guard lock(append_mutex_);
+        cuts_.erase(file_id);
+    }
     return append(truncate_done, &file_id, 4);
 }
 

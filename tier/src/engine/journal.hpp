@@ -139,6 +139,9 @@ private:
     std::uint64_t line_size_ = 0, slots_ = 0;
     std::map<std::uint32_t, std::string> files_;  // every FILE record appended
     std::map<std::uint32_t, std::int64_t> sizes_; // the latest size each file was journaled with
+    // Each file's last TRUNCATE record while its home file is not known to be cut (no
+    // append_truncate_done since): a rewrite keeps it, so that recovery still makes the cut.
+    std::map<std::uint32_t, std::int64_t> cuts_;
     std::int64_t appended_ = 0;
     std::int64_t synced_ = 0;
     std::uint64_t page_cache_ = 0;
@@ -148,11 +151,12 @@ private:
     // COMMIT that covered every record before it
     std::uint64_t settled_end_ = 0;
     // Between begin_rewrite and finish_rewrite (append_mutex_): the records appended since, and
-    // the files and sizes as they were.
+    // the files, sizes and cuts as they were.
     bool rewriting_ = false;
     std::vector<char> tail_;
     std::map<std::uint32_t, std::string> rewrite_files_;
     std::map<std::uint32_t, std::int64_t> rewrite_sizes_;
+    std::map<std::uint32_t, std::int64_t> rewrite_cuts_;
     void end_rewrite_locked();
 };
 

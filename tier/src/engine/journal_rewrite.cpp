@@ -16,6 +16,7 @@ void Journal::begin_rewrite() {
     tail_.clear();
     rewrite_files_ = files_;
     rewrite_sizes_ = sizes_;
+    rewrite_cuts_ = cuts_;
 }
 
 void Journal::end_rewrite_locked() {
@@ -23,6 +24,7 @@ void Journal::end_rewrite_locked() {
     std::vector<char>().swap(tail_);
     rewrite_files_.clear();
     rewrite_sizes_.clear();
+    rewrite_cuts_.clear();
 }
 
 int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyRecord>>& dirty_lines,
@@ -68,6 +70,12 @@ int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyReco
         const std::vector<char> payload = file_payload(id, name);
         encode_record(chunk, file, payload.data(), static_cast<std::uint16_t>(payload.size()));
         if (const int e = write_if_full(chunk_bytes); e < 0) return give_up(e);
+    }
+    // Before the DIRTY records: replay takes a file's size from its TRUNCATE record and then
+    // the largest of the DIRTY records after it.
+    for (const auto& [id, length] : rewrite_cuts_) {
+        const SizePayload s{id, length};
+        encode_record(chunk, truncate, &s, sizeof s);
     }
     for (const auto& [slot, line] : dirty_lines) {
         const auto it = rewrite_sizes_.find(line.file);

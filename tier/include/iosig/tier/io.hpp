@@ -89,6 +89,12 @@ public:
     // The n-th write (1-based, counted over files of the given roles) fails with EIO, and so does
     // every later write or sync of those roles: the device is gone from that instant.
     void fail_nth_write(std::uint64_t n, std::set<FileRole> roles);
+    // The n-th write (counted the same way) fails with EIO, and only that one: the device works
+    // again after it (a transient error, as a full device that has room again, or a path that
+    // failed over).
+    void fail_one_write(std::uint64_t n, std::set<FileRole> roles);
+    // Writes and syncs that failed by the calls above.
+    std::uint64_t injected_failures() const;
     // Every write and sync of files of these roles fails with EIO from now on (the device is
     // gone), until clear_failures().
     void fail_now(std::set<FileRole> roles);
@@ -146,6 +152,8 @@ private:
     std::set<FileRole> fail_roles_;
     std::set<FileRole> fail_read_roles_;
     bool failed_ = false;
+    bool transient_ = false; // fail_one_write: the device works again after the failed write
+    std::uint64_t injected_ = 0;
     std::map<std::filesystem::path, Volatile> volatile_;
 };
 
