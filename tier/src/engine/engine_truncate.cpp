@@ -153,8 +153,8 @@ int Engine::truncate_locked(HomeFile& file, off_t length) {
     if (e == 0) e = journal_->sync_to(record, [this] { return sync_cache(); });
     if (e == 0) e = file.io->ftruncate(length);
     if (e == 0) record_truncate_done(file);
-    // Past this point of failure the file is cut in the engine (its lines beyond the end are
-    // dropped and its size is set) but perhaps not at home: the cut is finished later.
+    // A step above that failed left the file cut in the engine (its lines beyond the end dropped,
+    // its size set) but perhaps not at home: finish_cut makes the cut again later.
     file.unfinished_cut = e < 0 ? length : -1;
     {
         std::lock_guard lock(mutex_);
