@@ -115,7 +115,7 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
     const RangeLock::Hold hold(file.ranges, offset, end, true);
     // A truncate that failed after the caller's finish_cut: nothing may go home beyond its length
     // until the home file is cut there.
-    if (const std::int64_t cut = file.unfinished_cut.load(); cut >= 0 && end > cut) return -EIO;
+    if (file.reaches_beyond_unfinished_cut(end)) return -EIO;
     const bool direct = bypass(h, offset, count);
     for (off_t pos = offset; pos < end;) {
         const std::uint64_t line = static_cast<std::uint64_t>(pos) / line_size_;
@@ -252,7 +252,7 @@ ssize_t Engine::pwrite(int handle, const void* buffer, std::size_t count, off_t 
     if (offset < 0) return -EINVAL;
     if (abandoned_) return -EIO;
     if (count == 0) return 0;
-    if (offset + static_cast<off_t>(count) > file->unfinished_cut.load())
+    if (file->reaches_beyond_unfinished_cut(offset + static_cast<off_t>(count)))
         if (const int e = finish_cut(*file); e < 0) return e;
     return write_range(*h, *file, static_cast<const char*>(buffer), count, offset);
 }

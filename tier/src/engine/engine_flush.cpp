@@ -5,21 +5,21 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <limits>
 
 namespace iosig::tier::detail {
 
 // Every line of `file_id` that was dirty when this was called is written home (its content as of
 // now or later) before it returns; then the home file is synced when asked.
 int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
-    // The home file may still hold bytes a failed truncate cut from the file.
+    HomeFile* file;
     {
-        HomeFile* file;
-        {
-            std::shared_lock files(files_mutex_);
-            file = files_.at(file_id).get();
-        }
-        if (const int e = finish_cut(*file); e < 0) return e;
+        std::shared_lock files(files_mutex_);
+        file = files_.at(file_id).get();
     }
+    // The home file may still hold bytes a failed truncate cut from the file.
+    if (file->reaches_beyond_unfinished_cut(std::numeric_limits<std::int64_t>::max()))
+        if (const int e = finish_cut(*file); e < 0) return e;
     struct Target {
         Slot slot;
         Key key;
@@ -65,11 +65,6 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
         }
     }
     if (!sync_home) return 0;
-    HomeFile* file;
-    {
-        std::shared_lock files(files_mutex_);
-        file = files_.at(file_id).get();
-    }
     if (const int e = file->io->fdatasync(); e < 0) return e;
     // A truncate whose TRUNCATE_DONE record the journal refused: until it takes the record,
     // recovery would cut the home file back to the truncate's length, and no byte beyond it is

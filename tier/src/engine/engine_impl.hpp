@@ -83,6 +83,11 @@ struct HomeFile {
     // cut (Engine::finish_cut) and fail while they cannot, as no byte may go home beyond it before
     // it is cut.
     std::atomic<std::int64_t> unfinished_cut{-1};
+    // Whether bytes up to `end` reach beyond an unfinished cut.
+    bool reaches_beyond_unfinished_cut(std::int64_t end) const {
+        const std::int64_t cut = unfinished_cut.load();
+        return cut >= 0 && end > cut;
+    }
     // (mutex_) Its FILE record was appended: only then may a DIRTY record name the file, as
     // recovery finds the home file by it.
     bool journaled = false;
@@ -184,7 +189,8 @@ private:
     void record_truncate_done(HomeFile& file);
     // With the file's append_mutex held: the truncate itself (ftruncate's work after its checks).
     int truncate_locked(HomeFile& file, off_t length);
-    // Finishes the file's unfinished cut, if it has one: 0 or -errno.
+    // Makes the file's unfinished cut (the caller found one: reaches_beyond_unfinished_cut); 0
+    // when it is made or another thread made it, or -errno.
     int finish_cut(HomeFile& file);
     int finish_cut_locked(HomeFile& file); // with the file's append_mutex held
 

@@ -51,13 +51,12 @@ int Engine::ftruncate(int handle, off_t length) {
     std::lock_guard serial(file->append_mutex);
     // Growing a file whose last cut is unfinished would leave the home file's old bytes between
     // the two lengths where the file reads zeros.
-    if (const std::int64_t cut = file->unfinished_cut.load(); cut >= 0 && length > cut)
+    if (file->reaches_beyond_unfinished_cut(length))
         if (const int e = finish_cut_locked(*file); e < 0) return e;
     return truncate_locked(*file, length);
 }
 
 int Engine::finish_cut(HomeFile& file) {
-    if (file.unfinished_cut.load() < 0) return 0;
     std::lock_guard serial(file.append_mutex);
     return finish_cut_locked(file);
 }
