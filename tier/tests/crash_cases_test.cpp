@@ -146,11 +146,12 @@ TEST(CrashSafety, AnFsyncAfterAWritePastTheCacheCoversTheCleanRecords) {
     EXPECT_EQ(fsyncs_acknowledged, 0u) << "an fsync succeeded although the journal had failed";
 }
 
-// The journal's device fails with lines 4-7 of an 8-line file dirty in the cache (their DIRTY
-// records durable), and the file is truncated to 4 lines: the truncate drops the lines but cannot
-// append their CLEAN records. A write of lines 0 and 1 then needs slots. Had its bytes landed in
-// the dropped ones, recovery, which still finds the four DIRTY records, would write them into
-// lines 4-7. (A write beyond the truncate's length would fail: the truncate is unfinished.)
+// Lines 4-7 of an 8-line file are dirty in the cache (their DIRTY records durable), and the file
+// is truncated to 4 lines; the journal's device fails just after the TRUNCATE record: the truncate
+// drops the lines but cannot append their CLEAN records. A write of lines 0 and 1 then needs slots.
+// Had its bytes landed in the dropped ones, recovery, which still finds the four DIRTY records,
+// would write them into lines 4-7. (A write beyond the truncate's length would fail: the truncate
+// is unfinished.)
 TEST(CrashSafety, ATruncateThatCannotRecordItsLinesCleanLeavesTheirSlotsUnused) {
     constexpr std::size_t line = 4096;
     const std::vector<char> initial = test_support::pattern(8 * line, 8);
@@ -166,7 +167,7 @@ TEST(CrashSafety, ATruncateThatCannotRecordItsLinesCleanLeavesTheirSlotsUnused) 
             const int h = tier->open_file(home, O_RDWR);
             ASSERT_EQ(tier->pwrite(h, written.data(), written.size(), 4 * line),
                       static_cast<ssize_t>(written.size()));
-            faults->fail_nth_write(1, {FileRole::journal});
+            faults->fail_nth_write(2, {FileRole::journal}); // after the TRUNCATE record
             EXPECT_LT(tier->ftruncate(h, 4 * line), 0);
             // Lines 0 and 1 are written: the only slots are the dropped lines', which wait for
             // CLEAN records never appended, so the cache refuses the lines and they go home.
@@ -191,12 +192,12 @@ TEST(CrashSafety, ATruncateThatCannotRecordItsLinesCleanLeavesTheirSlotsUnused) 
     }
 }
 
-// The journal fails with line 0 dirty, and a truncate to 0 cannot record it clean: its slot is
-// set aside, and the journal still lists the slot as holding line 0's bytes. A later write of line
-// 0 must not be acknowledged while that holds, as recovery would write the old bytes over it
-// (before session 29 the write went home, was acknowledged, and a crash of the process alone
-// undid it). Once the journal takes records again, a write and an fsync of line 0 survive a power
-// cut.
+// The journal fails (after the TRUNCATE record) with line 0 dirty, and a truncate to 0 cannot
+// record it clean: its slot is set aside, and the journal still lists the slot as holding line 0's
+// bytes. A later write of line 0 must not be acknowledged while that holds, as recovery would
+// write the old bytes over it (before session 29 the write went home, was acknowledged, and a
+// crash of the process alone undid it). Once the journal takes records again, a write and an fsync
+// of line 0 survive a power cut.
 TEST(CrashSafety, AWriteOfALineASlotSetAsideStillHoldsIsNeverUndoneByRecovery) {
     constexpr std::size_t line = 4096;
     const std::vector<char> old_bytes = test_support::pattern(line, 11);
@@ -213,7 +214,7 @@ TEST(CrashSafety, AWriteOfALineASlotSetAsideStillHoldsIsNeverUndoneByRecovery) {
             auto tier = TierCache::open(config);
             const int h = tier->open_file(home, O_RDWR);
             ASSERT_EQ(tier->pwrite(h, old_bytes.data(), line, 0), static_cast<ssize_t>(line));
-            faults->fail_now({FileRole::journal});
+            faults->fail_nth_write(2, {FileRole::journal}); // after the TRUNCATE record
             EXPECT_LT(tier->ftruncate(h, 0), 0);
             next_acknowledged = tier->pwrite(h, next.data(), line, 0) == line;
             if (seed == 0) {
@@ -228,11 +229,15 @@ TEST(CrashSafety, AWriteOfALineASlotSetAsideStillHoldsIsNeverUndoneByRecovery) {
         if (seed > 0) faults->crash(seed);
         auto tier = TierCache::open(config_for(dir, nullptr));
         const std::vector<char> got = read_file(home);
-        ASSERT_GE(got.size(), line);
+        // Without an acknowledged write the file may end as the truncate left it (its record
+        // reached the journal, and recovery makes the cut) or as before it.
+        if (seed == 0 && !next_acknowledged && got.empty()) continue;
+        ASSERT_GE(got.size(), line) << "seed " << seed;
         const std::vector<char> line0(got.begin(), got.begin() + line);
-        if (seed == 0 && next_acknowledged)
-            EXPECT_EQ(line0, next) << "recovery undid an acknowledged write";
-        if (seed > 0)
+        if (seed == 0)
+            EXPECT_EQ(line0, next_acknowledged ? next : old_bytes)
+                << "recovery undid an acknowledged write, or wrote bytes never written there";
+        else
             EXPECT_EQ(line0, last) << "seed " << seed << ": recovery undid an fsynced write";
     }
 }

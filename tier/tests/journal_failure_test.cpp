@@ -23,14 +23,15 @@ constexpr std::size_t line = test_support::device_test_line;
 // FailingDevice with the journal failing from now on.
 struct FailingJournal : test_support::FailingDevice {
     void fail_journal() { faults->fail_now({FileRole::journal}); }
-    // Lines first .. first+lines-1 written (dirty, `seed`), then the journal fails and the file is
-    // cut to `first` lines: the truncate cannot record them clean, so their slots are set aside,
-    // and the cut stays unfinished (no write may go beyond it).
+    // Lines first .. first+lines-1 written (dirty, `seed`), then the file is cut to `first` lines
+    // and the journal fails just after it took the TRUNCATE record: the truncate cannot record the
+    // lines clean, so their slots are set aside, and the cut stays unfinished (no write may go
+    // beyond it).
     void cut_off_while_the_journal_fails(std::size_t first, std::size_t lines, unsigned seed) {
         const auto data = pattern(lines * line, seed);
         ASSERT_EQ(tier->pwrite(h, data.data(), data.size(), static_cast<off_t>(first * line)),
                   static_cast<ssize_t>(data.size()));
-        fail_journal();
+        faults->fail_nth_write(2, {FileRole::journal});
         EXPECT_LT(tier->ftruncate(h, static_cast<off_t>(first * line)), 0);
         EXPECT_EQ(tier->stats().slots_out_of_use, lines);
     }

@@ -2,7 +2,8 @@
 // dropped, reads end there) but the home file may still hold the cut bytes. The cut is finished
 // before anything could make those bytes the file's again: an fsync, a close, a write beyond the
 // cut and a truncate that grows the file make it first and fail while they cannot; a journal
-// rewrite keeps its TRUNCATE record, so that recovery makes it after a crash.
+// rewrite keeps its TRUNCATE record, so that recovery makes it after a crash. A truncate whose
+// TRUNCATE record the journal refuses fails before it starts, and changes nothing.
 #include "crash_config.hpp"
 #include "engine_fixture.hpp"
 #include "failing_device.hpp"
@@ -46,6 +47,19 @@ struct FailedTruncate {
         faults->fail_now({failing});
         EXPECT_EQ(tier->ftruncate(h, cut), -EIO);
         faults->clear_failures();
+    }
+    // Lines 0 and 1, below the cut, written and written back by the flusher (neither makes the
+    // cut) again and again until the journal (DIRTY, CLEAN and COMMIT records) was rewritten
+    // twice; returns those two lines' bytes. Needs `rewrite_past`.
+    std::vector<char> rewrite_the_journal_twice() {
+        const std::vector<char> two = pattern(2 * line, 4);
+        for (int round = 0; round < 200 && tier->stats().journal_rewrites < 2; ++round) {
+            EXPECT_EQ(tier->pwrite(h, two.data(), two.size(), 0), static_cast<ssize_t>(two.size()));
+            for (int wait = 0; wait < 1000 && tier->stats().dirty_lines > 0; ++wait)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        EXPECT_GE(tier->stats().journal_rewrites, 2u);
+        return two;
     }
     // The home file after a crash (the process's when `seed` is 0, else a power cut) and
     // recovery.
@@ -145,7 +159,7 @@ TEST(TruncateCrash, ATruncateIsUnfinishedUntilEveryLineItDroppedIsRecordedClean)
             auto tier = TierCache::open(four_line_config(dir, faults));
             const int h = tier->open_file(home, O_RDWR);
             ASSERT_EQ(tier->pwrite(h, old_line.data(), line, 4 * line), static_cast<ssize_t>(line));
-            faults->fail_one_write(1, {FileRole::journal}); // the CLEAN record
+            faults->fail_one_write(2, {FileRole::journal}); // the CLEAN record, after TRUNCATE
             EXPECT_EQ(tier->ftruncate(h, 4 * line), -EIO);
             faults->fail_now({FileRole::journal});
             EXPECT_EQ(tier->pwrite(h, new_line.data(), line, 4 * line), -EIO);
@@ -194,16 +208,7 @@ TEST(TruncateCrash, ATruncateThatGrowsTheFileMakesItFirst) {
 TEST(TruncateCrash, AJournalRewriteKeepsTheTruncateRecord) {
     for (std::uint64_t seed = 0; seed <= 8; ++seed) {
         FailedTruncate t(FileRole::home, 1024);
-        // Lines 0 and 1, below the cut, written and written back by the flusher (neither makes
-        // the cut) again and again: DIRTY, CLEAN and COMMIT records.
-        const std::vector<char> two = pattern(2 * line, 4);
-        for (int round = 0; round < 200 && t.tier->stats().journal_rewrites < 2; ++round) {
-            ASSERT_EQ(t.tier->pwrite(t.h, two.data(), two.size(), 0),
-                      static_cast<ssize_t>(two.size()));
-            for (int wait = 0; wait < 1000 && t.tier->stats().dirty_lines > 0; ++wait)
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
-        ASSERT_GE(t.tier->stats().journal_rewrites, 2u);
+        const std::vector<char> two = t.rewrite_the_journal_twice();
         EXPECT_EQ(read_file(t.home).size(), t.initial.size()) << "the home file was cut";
         std::vector<char> expected = prefix(t.initial, cut);
         std::copy(two.begin(), two.end(), expected.begin());
@@ -212,6 +217,39 @@ TEST(TruncateCrash, AJournalRewriteKeepsTheTruncateRecord) {
         EXPECT_TRUE(prefix(got, std::min(cut, got.size())) ==
                     prefix(expected, std::min(cut, got.size())))
             << "seed " << seed;
+    }
+}
+
+// The journal refuses the TRUNCATE record: the truncate fails and changes nothing. The file keeps
+// its length and line 4's write, in the engine and, after a crash of the process (seed 0:
+// recovery writes line 4 home) or an fsync and a power cut, at home. Before session 32 the
+// truncate dropped the lines first: reads ended at the cut and an fsync made it.
+TEST(TruncateCrash, ATruncateTheJournalCannotRecordChangesNothing) {
+    std::vector<char> expected = pattern(6 * line, 1);
+    const std::vector<char> written = pattern(line, 2);
+    std::copy(written.begin(), written.end(), expected.begin() + 4 * line);
+    for (std::uint64_t seed = 0; seed <= 8; ++seed) {
+        FailedTruncate t(FileRole::journal);
+        std::vector<char> back(6 * line);
+        EXPECT_EQ(t.tier->pread(t.h, back.data(), back.size(), 0), static_cast<ssize_t>(6 * line));
+        EXPECT_EQ(back, expected);
+        if (seed > 0) ASSERT_EQ(t.tier->fsync(t.h), 0);
+        EXPECT_EQ(read_file(t.home), seed > 0 ? expected : t.initial);
+        EXPECT_EQ(t.after_a_crash(seed), expected) << "seed " << seed;
+    }
+}
+
+// Nor does a rewrite of the journal make the refused truncate: it holds no TRUNCATE record for it,
+// and recovery leaves the home file whole.
+TEST(TruncateCrash, AJournalRewriteDoesNotMakeATruncateTheJournalRefused) {
+    for (std::uint64_t seed = 0; seed <= 8; ++seed) {
+        FailedTruncate t(FileRole::journal, 1024);
+        const std::vector<char> two = t.rewrite_the_journal_twice();
+        std::vector<char> expected = t.initial;
+        std::copy(two.begin(), two.end(), expected.begin());
+        std::copy(t.written.begin(), t.written.end(), expected.begin() + 4 * line);
+        ASSERT_EQ(t.tier->fsync(t.h), 0);
+        EXPECT_EQ(t.after_a_crash(seed), expected) << "seed " << seed;
     }
 }
 

@@ -189,6 +189,12 @@ private:
     void record_truncate_done(HomeFile& file);
     // With the file's append_mutex held: the truncate itself (ftruncate's work after its checks).
     int truncate_locked(HomeFile& file, off_t length);
+    // Its two halves, once the TRUNCATE record is appended (engine_truncate.cpp says what each
+    // does): with mutex_ held, and then with the lines' data locks alone.
+    bool cut_lines_locked(HomeFile& file, off_t length, const std::vector<Slot>& slots,
+                          std::vector<std::pair<Slot, std::size_t>>& partial);
+    int finish_recorded_cut(HomeFile& file, off_t length, std::int64_t record,
+                            const std::vector<std::pair<Slot, std::size_t>>& partial, int e);
     // Makes the file's unfinished cut (the caller found one: reaches_beyond_unfinished_cut); 0
     // when it is made or another thread made it, or -errno.
     int finish_cut(HomeFile& file);

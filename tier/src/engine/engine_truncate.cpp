@@ -90,47 +90,83 @@ int Engine::truncate_locked(HomeFile& file, off_t length) {
         data_locks_[s].lock();
     std::int64_t record;
     std::vector<std::pair<Slot, std::size_t>> partial;
-    // A line dropped without its CLEAN record: the journal still lists its old bytes dirty, and
-    // recovery would write them home once the file grew past them again.
     bool unrecorded_clean = false;
     {
         std::lock_guard lock(mutex_);
-        for (const Slot s : slots) {
-            LineMeta& m = meta_[s];
-            if (!m.valid || m.file != file.id) continue;
-            const auto start = static_cast<std::int64_t>(m.line * line_size_);
-            if (start < length) {
-                partial.emplace_back(s, static_cast<std::size_t>(length - start));
-                continue;
-            }
-            if (m.dirty) {
-                m.dirty = false;
-                --dirty_count_;
-                // Without its CLEAN record the journal still lists the slot as holding the line:
-                // no other line may land in it (acquire's wait for the record fails, and the caller
-                // goes home past the cache).
-                const std::int64_t record = journal_->append_clean(s);
-                m.clean_record = record > 0 ? record : Journal::never_appended;
-                unrecorded_clean = unrecorded_clean || record <= 0;
-            }
-            drop_line_locked(s);
-        }
-        // The lines an earlier try at this cut could not record clean.
-        return_slots_set_aside_locked();
-        unrecorded_clean =
-            unrecorded_clean || std::any_of(set_aside_.begin(), set_aside_.end(),
-                                            [&](Slot s) { return meta_[s].file == file.id; });
-        file.size = length;
-        // The home file's bytes from the new end on are no longer the file's, cut yet or not:
-        // a fill never reads them (nor would it if cutting the home file failed).
-        file.home_size = length;
-        // Every line of the file left in the index lies below the new end (no line entered since
-        // the pins above, and the partial line is the only one at or beyond them that stays).
-        file.line_end = std::min<std::uint64_t>(
-            file.line_end, (static_cast<std::uint64_t>(length) + line_size_ - 1) / line_size_);
+        // The record comes first, before any line is dropped: a truncate the journal refuses
+        // changes nothing and fails, as a program expects of a failed call (before session 32
+        // the lines were dropped first, and a crash then left a home file that matched neither
+        // length, the dropped lines' last writes lost). The CLEAN records of the lines it drops
+        // come after it, and so does their replay.
         record = journal_->append_truncate(file.id, length);
+        if (record > 0) unrecorded_clean = cut_lines_locked(file, length, slots, partial);
     }
     int e = record < 0 ? static_cast<int>(record) : unrecorded_clean ? -EIO : 0;
+    if (record > 0) e = finish_recorded_cut(file, length, record, partial, e);
+    {
+        std::lock_guard lock(mutex_);
+        truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file.id));
+        for (const Slot s : slots) {
+            data_locks_[s].unlock();
+            unpin_locked(s);
+        }
+        changed_.notify_all();
+    }
+    if (record > 0) {
+        ++file.write_generation;
+        drop_prefetched(file.id);
+    }
+    return e;
+}
+
+// With mutex_ held, the TRUNCATE record appended: drops the pinned lines at or beyond `length`,
+// notes the partial line in `partial` (slot, bytes it keeps) and sets the file's sizes. Returns
+// whether a line left without its CLEAN record: the journal still lists its old bytes dirty, and
+// recovery would write them home once the file grew past them again.
+bool Engine::cut_lines_locked(HomeFile& file, off_t length, const std::vector<Slot>& slots,
+                              std::vector<std::pair<Slot, std::size_t>>& partial) {
+    bool unrecorded_clean = false;
+    for (const Slot s : slots) {
+        LineMeta& m = meta_[s];
+        if (!m.valid || m.file != file.id) continue;
+        const auto start = static_cast<std::int64_t>(m.line * line_size_);
+        if (start < length) {
+            partial.emplace_back(s, static_cast<std::size_t>(length - start));
+            continue;
+        }
+        if (m.dirty) {
+            m.dirty = false;
+            --dirty_count_;
+            // Without its CLEAN record the journal still lists the slot as holding the line:
+            // no other line may land in it (acquire's wait for the record fails, and the caller
+            // goes home past the cache).
+            const std::int64_t clean = journal_->append_clean(s);
+            m.clean_record = clean > 0 ? clean : Journal::never_appended;
+            unrecorded_clean = unrecorded_clean || clean <= 0;
+        }
+        drop_line_locked(s);
+    }
+    // The lines an earlier try at this cut could not record clean.
+    return_slots_set_aside_locked();
+    unrecorded_clean =
+        unrecorded_clean || std::any_of(set_aside_.begin(), set_aside_.end(),
+                                        [&](Slot s) { return meta_[s].file == file.id; });
+    file.size = length;
+    // The home file's bytes from the new end on are no longer the file's, cut yet or not:
+    // a fill never reads them (nor would it if cutting the home file failed).
+    file.home_size = length;
+    // Every line of the file left in the index lies below the new end (no line entered since
+    // the pins above, and the partial line is the only one at or beyond them that stays).
+    file.line_end = std::min<std::uint64_t>(
+        file.line_end, (static_cast<std::uint64_t>(length) + line_size_ - 1) / line_size_);
+    return unrecorded_clean;
+}
+
+// The steps after the lines are cut (`e` is already an error when a CLEAN record was refused):
+// the partial line's zeros, the sync that makes the record durable, the home file's cut and its
+// record. Returns the first error; the cut is unfinished when there is one.
+int Engine::finish_recorded_cut(HomeFile& file, off_t length, std::int64_t record,
+                                const std::vector<std::pair<Slot, std::size_t>>& partial, int e) {
     // The bytes beyond the new end of the partial line must read as zeros if the file grows again,
     // also after a power cut: the sync before the TRUNCATE record is durable covers them (the
     // epoch), or recovery could write the line's older bytes beyond the cut, which an fsync may
@@ -155,17 +191,6 @@ int Engine::truncate_locked(HomeFile& file, off_t length) {
     // A step above that failed left the file cut in the engine (its lines beyond the end dropped,
     // its size set) but perhaps not at home: finish_cut makes the cut again later.
     file.unfinished_cut = e < 0 ? length : -1;
-    {
-        std::lock_guard lock(mutex_);
-        truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file.id));
-        for (const Slot s : slots) {
-            data_locks_[s].unlock();
-            unpin_locked(s);
-        }
-        changed_.notify_all();
-    }
-    ++file.write_generation;
-    drop_prefetched(file.id);
     return e;
 }
 

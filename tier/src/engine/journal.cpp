@@ -203,12 +203,15 @@ std::int64_t Journal::append_size(std::uint32_t file_id, std::int64_t file_size)
 
 std::int64_t Journal::append_truncate(std::uint32_t file_id, std::int64_t file_size) {
     const SizePayload s{file_id, file_size};
-    {
-        std::lock_guard lock(append_mutex_);
+    std::lock_guard lock(append_mutex_);
+    const std::int64_t record = append_locked(truncate, &s, sizeof s);
+    // A truncate whose record the journal refuses does not happen (Engine::truncate_locked), so
+    // a rewrite must not make it either.
+    if (record > 0) {
         sizes_[file_id] = file_size;
         cuts_[file_id] = file_size;
     }
-    return append(truncate, &s, sizeof s);
+    return record;
 }
 
 std::int64_t Journal::append_truncate_done(std::uint32_t file_id) {
