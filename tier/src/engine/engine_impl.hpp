@@ -60,7 +60,8 @@ static_assert(sizeof(LineMeta) == 72);
 
 struct HomeFile {
     std::uint32_t id = 0;
-    std::string path;
+    std::string path;        // the path it was last opened by
+    std::uint64_t inode = 0; // journaled with the path: recovery writes into no other file
     std::unique_ptr<File> io;
     bool writable = false;
     std::int64_t size = 0;      // logical size, cached writes included
@@ -241,7 +242,10 @@ private:
     // Home files and handles.
     mutable std::shared_mutex files_mutex_;
     std::map<std::uint32_t, std::unique_ptr<HomeFile>> files_;
-    std::map<std::string, std::uint32_t> file_ids_;
+    // By device and inode: the engine holds each home file open, so neither is reused for another
+    // file while it runs.
+    using FileIdentity = std::pair<std::uint64_t, std::uint64_t>;
+    std::map<FileIdentity, std::uint32_t> file_ids_;
     std::map<int, std::unique_ptr<Handle>> handles_;
     std::uint32_t next_file_ = 1;
     int next_handle_ = 0;

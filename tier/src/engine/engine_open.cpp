@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <limits>
+#include <set>
 #include <unistd.h>
 
 namespace iosig::tier {
@@ -52,6 +53,7 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
                         config.cache_file.string(), what, std::strerror(error)));
     };
     std::map<std::uint32_t, std::unique_ptr<File>> homes;
+    std::set<std::uint32_t> replaced; // files whose path names another inode now
     auto home = [&](std::uint32_t id) -> File* {
         if (auto it = homes.find(id); it != homes.end()) return it->second.get();
         const auto name = state.files.find(id);
@@ -59,6 +61,14 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
         std::unique_ptr<File> f;
         if (name != state.files.end())
             f = File::open(name->second, O_RDWR, 0, FileRole::home, false, config.faults, error);
+        // The inode alone: a device's number may change across a reboot, an inode's does not.
+        if (const auto inode = state.inodes.find(id); f && inode != state.inodes.end()) {
+            std::uint64_t device = 0, now = 0;
+            if (f->identity(device, now) < 0 || now != inode->second) {
+                f.reset();
+                replaced.insert(id);
+            }
+        }
         File* raw = f.get();
         homes[id] = std::move(f);
         return raw;
@@ -79,7 +89,8 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
         for (const auto& [slot, line] : state.dirty) {
             File* f = home(line.file);
             if (f == nullptr) {
-                ++report.missing_files;
+                ++(replaced.count(line.file) ? report.lines_of_replaced_files
+                                             : report.missing_files);
                 continue;
             }
             const ssize_t got = cache->pread(buffer.data(), buffer.size(),
@@ -250,31 +261,40 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     std::filesystem::path canonical =
         std::filesystem::weakly_canonical(std::filesystem::absolute(home, ec), ec);
     if (ec) canonical = std::filesystem::absolute(home);
-    std::unique_lock lock(files_mutex_);
     if ((flags & O_CREAT) && (flags & O_EXCL) && std::filesystem::exists(canonical)) return -EEXIST;
+    // The file the path names now, which the engine may hold under another path (a hard link, a
+    // rename since) or not at all: a path that came to name another file (a rename over it, a
+    // delete and a create) does not reach the lines of the one it named before (before session
+    // 32 the engine went by the path, and served the old file's lines and wrote into it).
+    int error = 0;
+    auto io = File::open(canonical, (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
+                         FileRole::home, config_.direct_io, config_.faults, error);
+    if (!io) return -error;
+    FileIdentity identity;
+    if (const int e = io->identity(identity.first, identity.second); e < 0) return e;
+    std::unique_lock lock(files_mutex_);
     std::uint32_t id;
     HomeFile* file;
-    if (const auto it = file_ids_.find(canonical.string()); it != file_ids_.end()) {
+    if (const auto it = file_ids_.find(identity); it != file_ids_.end()) {
         id = it->second;
         file = files_.at(id).get();
         if (writable && !file->writable) {
-            // Reopen the home file for writing: the first handle only asked to read.
-            int error = 0;
-            auto io = File::open(canonical, O_RDWR, mode, FileRole::home, config_.direct_io,
-                                 config_.faults, error);
-            if (!io) return -error;
+            // The first handle only asked to read: this one's descriptor, to the same file, writes.
             file->io = std::move(io);
             file->writable = true;
         }
+        if (file->path != canonical.string()) {
+            // Recovery finds the file by the path it was opened by last (the first may be gone).
+            // mark_dirty reads the path under mutex_ alone.
+            std::lock_guard table(mutex_);
+            file->path = canonical.string();
+            journal_->append_file(id, file->path, file->inode);
+        }
     } else {
-        int error = 0;
-        const int open_flags = (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT);
-        auto io = File::open(canonical, open_flags, mode, FileRole::home, config_.direct_io,
-                             config_.faults, error);
-        if (!io) return -error;
         auto f = std::make_unique<HomeFile>();
         f->id = id = next_file_++;
         f->path = canonical.string();
+        f->inode = identity.second;
         f->writable = writable;
         const off_t size = io->size();
         if (size < 0) return static_cast<int>(size);
@@ -286,10 +306,10 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             // lines is recorded dirty until the record is appended (mark_dirty), so its writes
             // go home meanwhile.
             std::lock_guard table(mutex_);
-            f->journaled = journal_->append_file(id, f->path) > 0;
+            f->journaled = journal_->append_file(id, f->path, f->inode) > 0;
         }
         files_[id] = std::move(f);
-        file_ids_[canonical.string()] = id;
+        file_ids_[identity] = id;
     }
     ++file->handles;
     auto h = std::make_unique<Handle>();

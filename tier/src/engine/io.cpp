@@ -188,6 +188,14 @@ off_t File::size() const {
     return st.st_size;
 }
 
+int File::identity(std::uint64_t& device, std::uint64_t& inode) const {
+    struct stat st{};
+    if (::fstat(buffered_fd_, &st) != 0) return -errno;
+    device = st.st_dev;
+    inode = st.st_ino;
+    return 0;
+}
+
 int File::uring_fd() const {
     return faults_ ? -1 : fd_;
 }

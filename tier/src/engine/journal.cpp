@@ -92,6 +92,10 @@ JournalState Journal::replay() {
             break; // records before a header: not ours
         } else if (type == file && length >= 4) {
             state.files[load<std::uint32_t>(p)] = std::string(p + 4, length - 4u);
+        } else if (type == file_at_inode && length >= 12) {
+            const auto id = load<std::uint32_t>(p);
+            state.files[id] = std::string(p + 12, length - 12u);
+            state.inodes[id] = load<std::uint64_t>(p + 4);
         } else if (type == dirty && length == sizeof(DirtyPayload)) {
             const auto d = load<DirtyPayload>(p);
             const std::uint32_t slot = d.slot, file_id = d.file;
@@ -169,13 +173,13 @@ int Journal::write_locked(const std::vector<char>& records) {
     return 0;
 }
 
-std::int64_t Journal::append_file(std::uint32_t id, const std::string& path) {
+std::int64_t Journal::append_file(std::uint32_t id, const std::string& path, std::uint64_t inode) {
     {
         std::lock_guard lock(append_mutex_);
-        files_[id] = path;
+        files_[id] = NamedFile{path, inode};
     }
-    const std::vector<char> payload = file_payload(id, path);
-    return append(file, payload.data(), static_cast<std::uint16_t>(payload.size()));
+    const std::vector<char> payload = file_payload(id, inode, path);
+    return append(file_at_inode, payload.data(), static_cast<std::uint16_t>(payload.size()));
 }
 
 std::int64_t Journal::append_dirty(std::uint32_t slot, std::uint32_t file_id, std::uint64_t line,

@@ -34,6 +34,8 @@ struct JournalState {
     std::uint64_t line_size = 0;
     std::uint64_t slots = 0;
     std::map<std::uint32_t, std::string> files; // id -> home path
+    // id -> the home file's inode number, for files journaled with it (FILE_AT_INODE records)
+    std::map<std::uint32_t, std::uint64_t> inodes;
     std::map<std::uint32_t, DirtyRecord>
         dirty; // slot -> line, for slots whose last record is DIRTY
     std::map<std::uint32_t, std::int64_t>
@@ -76,7 +78,9 @@ public:
     std::uint64_t page_cache() const { return page_cache_; }
 
     // Appends; returns the record's sequence number, or -errno. Not durable until sync_to().
-    std::int64_t append_file(std::uint32_t id, const std::string& path);
+    // Names file `id`: its path and inode (recovery writes its lines only into that inode). A
+    // later record for the same id names the path it was last opened by.
+    std::int64_t append_file(std::uint32_t id, const std::string& path, std::uint64_t inode);
     std::int64_t append_dirty(std::uint32_t slot, std::uint32_t file, std::uint64_t line,
                               std::int64_t size);
     std::int64_t append_clean(std::uint32_t slot);
@@ -137,7 +141,11 @@ private:
     std::uint64_t end_ = 0;
     std::shared_ptr<IoFaults> faults_;
     std::uint64_t line_size_ = 0, slots_ = 0;
-    std::map<std::uint32_t, std::string> files_;  // every FILE record appended
+    struct NamedFile {
+        std::string path;
+        std::uint64_t inode = 0;
+    };
+    std::map<std::uint32_t, NamedFile> files_;    // every FILE record appended
     std::map<std::uint32_t, std::int64_t> sizes_; // the latest size each file was journaled with
     // Each file's last TRUNCATE record while its home file is not known to be cut (no
     // append_truncate_done since): a rewrite keeps it, so that recovery still makes the cut.
@@ -154,7 +162,7 @@ private:
     // the files, sizes and cuts as they were.
     bool rewriting_ = false;
     std::vector<char> tail_;
-    std::map<std::uint32_t, std::string> rewrite_files_;
+    std::map<std::uint32_t, NamedFile> rewrite_files_;
     std::map<std::uint32_t, std::int64_t> rewrite_sizes_;
     std::map<std::uint32_t, std::int64_t> rewrite_cuts_;
     void end_rewrite_locked();

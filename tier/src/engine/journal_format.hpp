@@ -19,6 +19,9 @@ enum Type : std::uint16_t {
     truncate = 6,
     truncate_done = 7, // the home file was cut to its last TRUNCATE record's length
     commit = 8,        // the records before a byte offset are backed by durable line data
+    // A FILE record that also names the file's inode (session 32): recovery writes nothing into
+    // another file found at the path. Replaces FILE in new journals; FILE is still read.
+    file_at_inode = 9,
 };
 inline constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
 // 2 (session 30): the header names its page cache, and COMMIT records say which DIRTY records a
@@ -69,11 +72,13 @@ inline void encode_record(std::vector<char>& out, std::uint16_t type, const void
     std::memcpy(record, &crc, 4);
 }
 
-// A FILE record's payload: the id, then the home path's bytes.
-inline std::vector<char> file_payload(std::uint32_t id, const std::string& path) {
-    std::vector<char> payload(4 + path.size());
+// A FILE_AT_INODE record's payload: the id, the inode number, then the home path's bytes.
+inline std::vector<char> file_payload(std::uint32_t id, std::uint64_t inode,
+                                      const std::string& path) {
+    std::vector<char> payload(12 + path.size());
     std::memcpy(payload.data(), &id, 4);
-    std::memcpy(payload.data() + 4, path.data(), path.size());
+    std::memcpy(payload.data() + 4, &inode, 8);
+    std::memcpy(payload.data() + 12, path.data(), path.size());
     return payload;
 }
 

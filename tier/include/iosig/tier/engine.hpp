@@ -104,6 +104,9 @@ struct RecoveryReport {
     std::uint64_t dirty_lines = 0; // lines the journal listed as dirty
     std::uint64_t lines_written_home = 0;
     std::uint64_t missing_files = 0; // dirty lines whose home file no longer exists (skipped)
+    // Dirty lines whose home path now names another file (a rename over it, or a delete and a
+    // create): skipped, as their file is not there to write to.
+    std::uint64_t lines_of_replaced_files = 0;
     // After a power cut (the journal was written under another page cache): dirty lines whose
     // DIRTY record no COMMIT covered, left out (their slots may hold another line's bytes).
     std::uint64_t uncommitted_lines = 0;

@@ -62,6 +62,9 @@ public:
     // instead. -ENOSPC when they do not fit.
     int reserve(off_t length);
     off_t size() const; // -errno on failure
+    // The file's device and inode number (fstat), which name it whatever path leads to it.
+    // 0 or -errno.
+    int identity(std::uint64_t& device, std::uint64_t& inode) const;
     // Renames the file over `to` (rename(2)); later IO names the file by its new path, also to
     // the fault injector. 0 or -errno.
     int rename_to(const std::filesystem::path& to);

@@ -1,0 +1,276 @@
+// The engine caches a file, not a path. A path can come to name another file while the engine
+// holds lines of the first: a rename over it (the write-a-copy-then-rename pattern of editors and
+// checkpoints), or a delete and a create. An open of the path then reaches the file that is there
+// now: it reads that file's bytes and its writes land in it, and recovery after a crash never
+// writes the first file's lines into it. Handles opened before keep reaching their own file, as a
+// descriptor does.
+#include "crash_config.hpp"
+#include "engine/journal.hpp"
+#include "engine/journal_format.hpp"
+#include "engine_fixture.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <thread>
+
+namespace iosig::tier {
+namespace {
+
+using test_support::config_for;
+using test_support::four_line_config;
+using test_support::pattern;
+using test_support::read_file;
+using test_support::ScratchDir;
+using test_support::small_config;
+using test_support::write_file;
+
+constexpr std::size_t line = 4096;
+
+std::vector<char> read_through(TierCache& tier, int h, std::size_t bytes) {
+    std::vector<char> got(bytes);
+    const ssize_t n = tier.pread(h, got.data(), got.size(), 0);
+    got.resize(n < 0 ? 0 : static_cast<std::size_t>(n));
+    return got;
+}
+
+// Opens `path` through `tier`, reads it whole (its lines enter the cache), writes `bytes` at 0 and
+// closes it: the engine then holds the file's lines, clean.
+void cache_it(TierCache& tier, const std::filesystem::path& path, const std::vector<char>& bytes) {
+    const int h = tier.open_file(path, O_RDWR);
+    ASSERT_GE(h, 0);
+    EXPECT_FALSE(read_through(tier, h, 4 * line).empty());
+    ASSERT_EQ(tier.pwrite(h, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+    ASSERT_EQ(tier.close(h), 0);
+}
+
+// A copy written beside the file and renamed over it: the next open reads the copy, and a write
+// through it lands in the file at that path. Before session 32 the open found the engine's file
+// by its path: it read the replaced file's cached lines, and its write went to the replaced file,
+// which no path names any more (lost, fsync and all).
+TEST(FileIdentity, AFileRenamedOverACachedOneIsReadAndWrittenAsItselfOnTheNextOpen) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    const auto copy = dir / "data.bin.tmp";
+    write_file(path, pattern(4 * line, 1));
+    auto tier = TierCache::open(small_config(dir));
+    cache_it(*tier, path, pattern(line, 2));
+    const std::vector<char> replacement = pattern(3 * line, 3);
+    write_file(copy, replacement);
+    std::filesystem::rename(copy, path);
+
+    const int h = tier->open_file(path, O_RDWR);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(tier->file_size(h), static_cast<off_t>(replacement.size()));
+    EXPECT_EQ(read_through(*tier, h, 4 * line), replacement);
+    const std::vector<char> written = pattern(100, 4);
+    ASSERT_EQ(tier->pwrite(h, written.data(), written.size(), 10), 100);
+    ASSERT_EQ(tier->fsync(h), 0);
+    std::vector<char> expected = replacement;
+    std::copy(written.begin(), written.end(), expected.begin() + 10);
+    EXPECT_EQ(read_file(path), expected);
+    EXPECT_EQ(tier->close(h), 0);
+}
+
+// A file deleted after the engine cached it: an open without O_CREAT fails as the system's would,
+// and one with O_CREAT makes a new, empty file whose writes land at its path.
+TEST(FileIdentity, ADeletedFileIsNotOpenedFromTheCacheAndOneCreatedAgainStartsEmpty) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    write_file(path, pattern(4 * line, 1));
+    auto tier = TierCache::open(small_config(dir));
+    cache_it(*tier, path, pattern(line, 2));
+    std::filesystem::remove(path);
+
+    EXPECT_EQ(tier->open_file(path, O_RDWR), -ENOENT);
+    const int h = tier->open_file(path, O_RDWR | O_CREAT);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(tier->file_size(h), 0);
+    EXPECT_TRUE(read_through(*tier, h, 4 * line).empty());
+    const std::vector<char> written = pattern(line + 7, 5);
+    ASSERT_EQ(tier->pwrite(h, written.data(), written.size(), 0),
+              static_cast<ssize_t>(written.size()));
+    ASSERT_EQ(tier->close(h), 0);
+    EXPECT_EQ(read_file(path), written);
+}
+
+// A handle opened before the rename keeps reaching the file it opened, as a descriptor does, while
+// a handle opened after it reaches the file now at the path; neither sees the other's bytes.
+TEST(FileIdentity, AHandleOpenedBeforeTheRenameKeepsItsOwnFile) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    const auto copy = dir / "data.bin.tmp";
+    const auto moved = dir / "old.bin";
+    const std::vector<char> original = pattern(2 * line, 1);
+    write_file(path, original);
+    auto tier = TierCache::open(small_config(dir));
+    const int before = tier->open_file(path, O_RDWR);
+    ASSERT_GE(before, 0);
+    EXPECT_EQ(read_through(*tier, before, 2 * line), original);
+    std::filesystem::rename(path, moved);
+    const std::vector<char> replacement = pattern(2 * line, 3);
+    write_file(copy, replacement);
+    std::filesystem::rename(copy, path);
+
+    const int after = tier->open_file(path, O_RDWR);
+    ASSERT_GE(after, 0);
+    const std::vector<char> mine = pattern(line, 6);
+    ASSERT_EQ(tier->pwrite(before, mine.data(), line, 0), static_cast<ssize_t>(line));
+    EXPECT_EQ(read_through(*tier, after, 2 * line), replacement);
+    ASSERT_EQ(tier->close(before), 0);
+    ASSERT_EQ(tier->close(after), 0);
+    std::vector<char> expected = original;
+    std::copy(mine.begin(), mine.end(), expected.begin());
+    EXPECT_EQ(read_file(moved), expected);
+    EXPECT_EQ(read_file(path), replacement);
+}
+
+// A line dirty in the cache when its file is replaced by a rename, and the process crashes:
+// recovery finds another file at the journaled path and leaves it alone (before session 32 it
+// wrote the line into it), and counts the line as one it could not write home.
+TEST(FileIdentity, RecoveryNeverWritesALineIntoTheFileThatReplacedItsOwn) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    const auto copy = dir / "data.bin.tmp";
+    write_file(path, pattern(4 * line, 1));
+    const std::vector<char> replacement = pattern(3 * line, 3);
+    {
+        auto tier = TierCache::open(four_line_config(dir, nullptr)); // nothing goes home
+        const int h = tier->open_file(path, O_RDWR);
+        ASSERT_GE(h, 0);
+        const std::vector<char> dirty = pattern(line, 2);
+        ASSERT_EQ(tier->pwrite(h, dirty.data(), line, line), static_cast<ssize_t>(line));
+        ASSERT_EQ(tier->commit(), 0);
+        write_file(copy, replacement);
+        std::filesystem::rename(copy, path);
+        tier->abandon();
+    }
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    EXPECT_EQ(read_file(path), replacement);
+    EXPECT_EQ(tier->recovery().dirty_lines, 1u);
+    EXPECT_EQ(tier->recovery().lines_written_home, 0u);
+    EXPECT_EQ(tier->recovery().lines_of_replaced_files, 1u);
+}
+
+// The same after the journal was rewritten (past 1 KiB) since the file was opened: the rewritten
+// journal names the file with its inode too.
+TEST(FileIdentity, ARewrittenJournalStillNamesTheFilesInode) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    const auto other = dir / "other.bin";
+    const auto copy = dir / "data.bin.tmp";
+    write_file(path, pattern(4 * line, 1));
+    write_file(other, pattern(2 * line, 8));
+    const std::vector<char> replacement = pattern(3 * line, 3);
+    auto faults = std::make_shared<IoFaults>();
+    {
+        TierConfig config = config_for(dir, faults, 1024);
+        config.writeback_delay = 0.001;
+        auto tier = TierCache::open(config);
+        const int h = tier->open_file(path, O_RDWR);
+        const int o = tier->open_file(other, O_RDWR);
+        ASSERT_GE(h, 0);
+        ASSERT_GE(o, 0);
+        // The other file's lines written and written back until the journal was rewritten twice.
+        const std::vector<char> two = pattern(2 * line, 9);
+        for (int round = 0; round < 200 && tier->stats().journal_rewrites < 2; ++round) {
+            ASSERT_EQ(tier->pwrite(o, two.data(), two.size(), 0), static_cast<ssize_t>(two.size()));
+            for (int wait = 0; wait < 1000 && tier->stats().dirty_lines > 0; ++wait)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        ASSERT_GE(tier->stats().journal_rewrites, 2u);
+        // A line of the first file dirty at the crash: the home device refuses its write-back.
+        faults->fail_now({FileRole::home});
+        const std::vector<char> dirty = pattern(line, 2);
+        ASSERT_EQ(tier->pwrite(h, dirty.data(), line, line), static_cast<ssize_t>(line));
+        ASSERT_EQ(tier->stats().dirty_lines, 1u);
+        write_file(copy, replacement);
+        std::filesystem::rename(copy, path);
+        tier->abandon();
+    }
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    EXPECT_EQ(read_file(path), replacement);
+    EXPECT_EQ(tier->recovery().lines_of_replaced_files, 1u);
+}
+
+// A file renamed while the engine holds a dirty line of it, and opened again by its new path:
+// recovery finds it there (before session 32 it looked only at the first path, found nothing,
+// and the line was lost).
+TEST(FileIdentity, RecoveryFindsAFileByThePathItWasLastOpenedBy) {
+    ScratchDir dir;
+    const auto first = dir / "data.bin.tmp";
+    const auto last = dir / "data.bin";
+    std::vector<char> expected = pattern(2 * line, 1);
+    write_file(first, expected);
+    const std::vector<char> dirty = pattern(line, 2);
+    std::copy(dirty.begin(), dirty.end(), expected.begin() + line);
+    {
+        auto tier = TierCache::open(four_line_config(dir, nullptr)); // nothing goes home
+        const int h = tier->open_file(first, O_RDWR);
+        ASSERT_GE(h, 0);
+        ASSERT_EQ(tier->pwrite(h, dirty.data(), line, line), static_cast<ssize_t>(line));
+        std::filesystem::rename(first, last);
+        const int again = tier->open_file(last, O_RDONLY);
+        ASSERT_GE(again, 0);
+        EXPECT_EQ(read_through(*tier, again, 2 * line), expected);
+        tier->abandon();
+    }
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    EXPECT_EQ(read_file(last), expected);
+    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
+}
+
+// The same file reached by another path (a hard link) is one file to the engine: a write through
+// one path is read through the other, before and after it goes home.
+TEST(FileIdentity, TwoPathsToOneFileShareItsLines) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    const auto link = dir / "link.bin";
+    write_file(path, pattern(2 * line, 1));
+    std::filesystem::create_hard_link(path, link);
+    auto tier = TierCache::open(small_config(dir));
+    const int a = tier->open_file(path, O_RDWR);
+    const int b = tier->open_file(link, O_RDONLY);
+    ASSERT_GE(a, 0);
+    ASSERT_GE(b, 0);
+    EXPECT_EQ(read_through(*tier, b, 2 * line), pattern(2 * line, 1));
+    const std::vector<char> written = pattern(line, 7);
+    ASSERT_EQ(tier->pwrite(a, written.data(), line, line), static_cast<ssize_t>(line));
+    std::vector<char> expected = pattern(2 * line, 1);
+    std::copy(written.begin(), written.end(), expected.begin() + line);
+    EXPECT_EQ(read_through(*tier, b, 2 * line), expected);
+    ASSERT_EQ(tier->close(a), 0);
+    EXPECT_EQ(read_file(link), expected);
+    ASSERT_EQ(tier->close(b), 0);
+}
+
+// A journal written before session 32 names its files by path alone (FILE records): replay still
+// reads them, with no inode to check; a FILE_AT_INODE record gives both.
+TEST(FileIdentity, AJournalOfPathsAloneIsStillRead) {
+    ScratchDir dir;
+    using namespace detail::journal_format;
+    std::vector<char> bytes;
+    const HeaderPayload h{magic, 4096, 8, version, 0};
+    encode_record(bytes, header, &h, sizeof h);
+    const std::string old_path = "/data/old.bin";
+    std::vector<char> payload(4 + old_path.size());
+    const std::uint32_t old_id = 1;
+    std::memcpy(payload.data(), &old_id, 4);
+    std::memcpy(payload.data() + 4, old_path.data(), old_path.size());
+    encode_record(bytes, file, payload.data(), static_cast<std::uint16_t>(payload.size()));
+    const std::vector<char> named = file_payload(2, 77, "/data/new.bin");
+    encode_record(bytes, file_at_inode, named.data(), static_cast<std::uint16_t>(named.size()));
+    write_file(dir / "cache.journal", bytes);
+    const detail::JournalState state = detail::Journal(dir / "cache.journal", nullptr).replay();
+    ASSERT_TRUE(state.valid);
+    EXPECT_EQ(state.files.at(1), old_path);
+    EXPECT_EQ(state.inodes.count(1), 0u);
+    EXPECT_EQ(state.files.at(2), "/data/new.bin");
+    EXPECT_EQ(state.inodes.at(2), 77u);
+}
+
+} // namespace
+} // namespace iosig::tier
