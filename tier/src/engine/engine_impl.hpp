@@ -1,4 +1,5 @@
 // The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, recovery, shutdown),
+// engine_files.cpp (home files and handles: open_file, close, close-to-open consistency),
 // engine_lines.cpp (line allocation, fills, leases, marking lines dirty, the journal's commit),
 // engine_data.cpp (the read/write paths), engine_truncate.cpp (ftruncate), engine_writeback.cpp
 // (the write-back of a set of lines), engine_flush.cpp (fsync, flush_all, commit, the flusher
@@ -92,6 +93,12 @@ struct HomeFile {
     // (mutex_) Its FILE record was appended: only then may a DIRTY record name the file, as
     // recovery finds the home file by it.
     bool journaled = false;
+    // (files_mutex_) The file as its last handle left it, every line home: an open that finds
+    // another version drops its cached lines (Engine::forget_lines; close-to-open consistency).
+    std::optional<FileVersion> closed_version;
+    // (mutex_) An open is dropping the lines of the file as another program changed it: every
+    // other open of it waits until they are gone before it returns a handle.
+    bool forgetting = false;
     std::mutex append_mutex; // appends and truncates of the file, one at a time
     RangeLock ranges;        // each read, write and truncate is one step for the others
 };
@@ -148,6 +155,8 @@ private:
     void recover(const JournalState& state);
     void start();
     void stop_threads();
+
+    // --- engine_files.cpp (also open_file, close)
     HomeFile* file_of(int handle, Handle** out = nullptr);
 
     // --- engine_data.cpp
@@ -200,6 +209,13 @@ private:
     // when it is made or another thread made it, or -errno.
     int finish_cut(HomeFile& file);
     int finish_cut_locked(HomeFile& file); // with the file's append_mutex held
+
+    // --- engine_files.cpp (also open_file, close)
+    // Whether any line of the file is dirty (mutex_ held).
+    bool has_dirty_lines_locked(std::uint32_t file_id);
+    // Drops the file's clean lines and takes `size` as its size: another program changed it
+    // while no handle was open. Ends the file's `forgetting`, which the caller set.
+    void forget_lines(HomeFile& file, std::int64_t size);
 
     // --- engine_writeback.cpp
     // `unrecorded` (when given) receives the error of a line written home whose CLEAN record the

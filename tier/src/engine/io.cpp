@@ -196,6 +196,16 @@ int File::identity(std::uint64_t& device, std::uint64_t& inode) const {
     return 0;
 }
 
+int File::version(FileVersion& out) const {
+    struct stat st{};
+    if (::fstat(buffered_fd_, &st) != 0) return -errno;
+    constexpr std::int64_t ns = 1'000'000'000;
+    out.size = st.st_size;
+    out.modified_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * ns + st.st_mtim.tv_nsec;
+    out.changed_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * ns + st.st_ctim.tv_nsec;
+    return 0;
+}
+
 int File::uring_fd() const {
     return faults_ ? -1 : fd_;
 }

@@ -23,6 +23,15 @@ enum class FileRole : std::uint8_t { cache, journal, home };
 
 class IoFaults;
 
+// What changes when anyone writes or cuts a file: its size and the times of its last data and
+// inode change (fstat, in nanoseconds).
+struct FileVersion {
+    std::int64_t size = 0;
+    std::int64_t modified_ns = 0;
+    std::int64_t changed_ns = 0;
+    bool operator==(const FileVersion&) const = default;
+};
+
 // Bytes `file` can hold on its file system: the free space there plus the blocks the file already
 // has (it may not exist yet). Sets `error` and returns 0 when its directory cannot be examined.
 std::uint64_t room_for(const std::filesystem::path& file, std::error_code& error);
@@ -65,6 +74,7 @@ public:
     // The file's device and inode number (fstat), which name it whatever path leads to it.
     // 0 or -errno.
     int identity(std::uint64_t& device, std::uint64_t& inode) const;
+    int version(FileVersion& out) const; // 0 or -errno
     // Renames the file over `to` (rename(2)); later IO names the file by its new path, also to
     // the fault injector. 0 or -errno.
     int rename_to(const std::filesystem::path& to);

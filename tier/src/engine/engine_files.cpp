@@ -1,0 +1,181 @@
+// Home files and their handles (engine_impl.hpp): open finds a file by its device and inode, and
+// close-to-open consistency: a file another program changed while the engine held none of its
+// handles loses its cached lines at the next open, which reads it afresh.
+#include "engine_impl.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+
+namespace iosig::tier::detail {
+
+HomeFile* Engine::file_of(int handle, Handle** out) {
+    std::shared_lock lock(files_mutex_);
+    const auto it = handles_.find(handle);
+    if (it == handles_.end()) return nullptr;
+    if (out) *out = it->second.get();
+    return files_.at(it->second->file).get();
+}
+
+int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode) {
+    if (abandoned_) return -EIO;
+    const int access = flags & O_ACCMODE;
+    const bool writable = access == O_WRONLY || access == O_RDWR;
+    std::error_code ec;
+    std::filesystem::path canonical =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(home, ec), ec);
+    if (ec) canonical = std::filesystem::absolute(home);
+    if ((flags & O_CREAT) && (flags & O_EXCL) && std::filesystem::exists(canonical)) return -EEXIST;
+    // The file the path names now, which the engine may hold under another path (a hard link, a
+    // rename since) or not at all: a path that came to name another file (a rename over it, a
+    // delete and a create) does not reach the lines of the one it named before (before session
+    // 32 the engine went by the path, and served the old file's lines and wrote into it).
+    int error = 0;
+    auto io = File::open(canonical, (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
+                         FileRole::home, config_.direct_io, config_.faults, error);
+    if (!io) return -error;
+    FileIdentity identity;
+    if (const int e = io->identity(identity.first, identity.second); e < 0) return e;
+    FileVersion version;
+    if (const int e = io->version(version); e < 0) return e;
+    std::unique_lock lock(files_mutex_);
+    std::uint32_t id;
+    HomeFile* file;
+    bool forget = false; // the file changed since its last close: its lines leave first
+    if (const auto it = file_ids_.find(identity); it != file_ids_.end()) {
+        id = it->second;
+        file = files_.at(id).get();
+        // Changed by another program since its last handle closed: the cached lines and the size
+        // are stale (before session 32 the engine served them). No call is in flight on it, as
+        // no handle is open, and handles opened meanwhile wait (`forgetting`).
+        if (file->handles == 0 && file->closed_version && *file->closed_version != version) {
+            forget = true;
+            std::lock_guard table(mutex_);
+            file->forgetting = true;
+        }
+        file->closed_version.reset();
+        if (writable && !file->writable) {
+            // The first handle only asked to read: this one's descriptor, to the same file, writes.
+            file->io = std::move(io);
+            file->writable = true;
+        }
+        if (file->path != canonical.string()) {
+            // Recovery finds the file by the path it was opened by last (the first may be gone).
+            // mark_dirty reads the path under mutex_ alone.
+            std::lock_guard table(mutex_);
+            file->path = canonical.string();
+            journal_->append_file(id, file->path, file->inode);
+        }
+    } else {
+        auto f = std::make_unique<HomeFile>();
+        f->id = id = next_file_++;
+        f->path = canonical.string();
+        f->inode = identity.second;
+        f->writable = writable;
+        const off_t size = io->size();
+        if (size < 0) return static_cast<int>(size);
+        f->size = f->home_size = size;
+        f->io = std::move(io);
+        file = f.get();
+        {
+            // Without its FILE record (the journal fails) the file is still served: none of its
+            // lines is recorded dirty until the record is appended (mark_dirty), so its writes
+            // go home meanwhile.
+            std::lock_guard table(mutex_);
+            f->journaled = journal_->append_file(id, f->path, f->inode) > 0;
+        }
+        files_[id] = std::move(f);
+        file_ids_[identity] = id;
+    }
+    ++file->handles;
+    auto h = std::make_unique<Handle>();
+    h->file = id;
+    h->readable = access == O_RDONLY || access == O_RDWR;
+    h->writable = writable;
+    if (flags & O_DIRECT) h->past_cache = File::Path::direct_when_aligned;
+    if (!config_.prefetch.empty())
+        h->prefetcher = make_prefetcher(config_.prefetch, prefetch_config_);
+    const int handle = next_handle_++;
+    handles_[handle] = std::move(h);
+    lock.unlock();
+    if (forget) {
+        forget_lines(*file, version.size);
+    } else {
+        std::unique_lock table(mutex_);
+        changed_.wait(table, [&] { return !file->forgetting; });
+    }
+    if ((flags & O_TRUNC) && writable) {
+        if (const int e = ftruncate(handle, 0); e < 0) {
+            close(handle);
+            return e;
+        }
+    }
+    return handle;
+}
+
+int Engine::close(int handle) {
+    Handle* h = nullptr;
+    HomeFile* file = file_of(handle, &h);
+    if (file == nullptr) return -EBADF;
+    const int flushed = abandoned_ ? -EIO : flush_file(file->id, false);
+    std::unique_lock lock(files_mutex_);
+    --file->handles;
+    handles_.erase(handle);
+    // The last handle: the file's version now, with every line home, is what the next open
+    // compares with. A version taken while a write-back is still landing only makes that open drop
+    // lines it could have kept.
+    FileVersion version;
+    if (file->handles == 0 && flushed == 0 && file->io->version(version) == 0) {
+        std::lock_guard table(mutex_);
+        if (!has_dirty_lines_locked(file->id)) file->closed_version = version;
+    }
+    return flushed;
+}
+
+off_t Engine::file_size(int handle) {
+    HomeFile* file = file_of(handle);
+    if (file == nullptr) return -EBADF;
+    std::lock_guard lock(mutex_);
+    return file->size;
+}
+
+bool Engine::has_dirty_lines_locked(std::uint32_t file_id) {
+    bool dirty = false;
+    for_each_dirty_locked([&](Slot, const LineMeta& m) { dirty = dirty || m.file == file_id; });
+    return dirty;
+}
+
+// As a truncate to 0 does in the engine (truncate_locked), without touching the home file or the
+// journal: clean lines need no record to leave, and a dirty line, which no close left behind (the
+// caller found every line home at the last close), would stay. No range is held: no handle of the
+// file was open, and those opened meanwhile wait for `forgetting` to end.
+void Engine::forget_lines(HomeFile& file, std::int64_t size) {
+    std::vector<Slot> slots;
+    {
+        std::unique_lock lock(mutex_);
+        truncating_.push_back(file.id); // no fill or write-back of the file starts meanwhile
+        changed_.wait(lock, [&] { return file.lines_in_writeback == 0; });
+        slots = pin_lines_from_locked(file, 0);
+    }
+    for (const Slot s : slots)
+        data_locks_[s].lock();
+    {
+        std::lock_guard lock(mutex_);
+        for (const Slot s : slots) {
+            const LineMeta& m = meta_[s];
+            if (m.valid && m.file == file.id && !m.dirty) drop_line_locked(s);
+        }
+        file.size = file.home_size = size;
+        file.forgetting = false;
+        truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file.id));
+        for (const Slot s : slots) {
+            data_locks_[s].unlock();
+            unpin_locked(s);
+        }
+        changed_.notify_all();
+    }
+    ++file.write_generation;
+    drop_prefetched(file.id);
+}
+
+} // namespace iosig::tier::detail

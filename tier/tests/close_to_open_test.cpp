@@ -1,0 +1,108 @@
+// Close-to-open consistency, as NFS gives it: a file another program changed (wrote, appended to,
+// truncated) while the engine held none of its handles is read afresh on the next open, its size
+// included; a file nobody changed keeps its cached lines. While a handle is open the engine assumes
+// it is the file's only writer.
+#include "engine_fixture.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace iosig::tier {
+namespace {
+
+using test_support::pattern;
+using test_support::read_file;
+using test_support::ScratchDir;
+using test_support::small_config;
+using test_support::write_file;
+
+constexpr std::size_t line = 4096;
+
+std::vector<char> read_through(TierCache& tier, int h, std::size_t bytes) {
+    std::vector<char> got(bytes);
+    const ssize_t n = tier.pread(h, got.data(), got.size(), 0);
+    got.resize(n < 0 ? 0 : static_cast<std::size_t>(n));
+    return got;
+}
+
+// Another program's write, past the engine.
+void write_outside(const std::filesystem::path& path, const std::vector<char>& bytes, off_t at) {
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), at), static_cast<ssize_t>(bytes.size()));
+    ::close(fd);
+}
+
+// Two lines cached and closed; another program rewrites line 0 and appends a third line. The next
+// open reads all three lines as they are now (before session 32: line 0's old bytes, and nothing
+// past the old end).
+TEST(CloseToOpen, AFileChangedWhileNoHandleWasOpenIsReadAfresh) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    const std::vector<char> original = pattern(2 * line, 1);
+    write_file(path, original);
+    auto tier = TierCache::open(small_config(dir));
+    int h = tier->open_file(path, O_RDONLY);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(read_through(*tier, h, 3 * line), original);
+    ASSERT_EQ(tier->close(h), 0);
+
+    const std::vector<char> changed = pattern(line, 2);
+    const std::vector<char> appended = pattern(line, 3);
+    write_outside(path, changed, 0);
+    write_outside(path, appended, 2 * line);
+    std::vector<char> expected = changed;
+    expected.insert(expected.end(), original.begin() + line, original.end());
+    expected.insert(expected.end(), appended.begin(), appended.end());
+
+    h = tier->open_file(path, O_RDONLY);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(tier->file_size(h), static_cast<off_t>(3 * line));
+    EXPECT_EQ(read_through(*tier, h, 4 * line), expected);
+    ASSERT_EQ(tier->close(h), 0);
+}
+
+// A file another program cut shorter: the next open ends where the file does now.
+TEST(CloseToOpen, AFileCutShorterWhileNoHandleWasOpenEndsWhereItDoesNow) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    const std::vector<char> original = pattern(3 * line, 1);
+    write_file(path, original);
+    auto tier = TierCache::open(small_config(dir));
+    int h = tier->open_file(path, O_RDWR);
+    EXPECT_EQ(read_through(*tier, h, 3 * line), original);
+    ASSERT_EQ(tier->close(h), 0);
+    std::filesystem::resize_file(path, line + 10);
+
+    h = tier->open_file(path, O_RDWR);
+    EXPECT_EQ(tier->file_size(h), static_cast<off_t>(line + 10));
+    EXPECT_EQ(read_through(*tier, h, 3 * line),
+              std::vector<char>(original.begin(), original.begin() + line + 10));
+    ASSERT_EQ(tier->close(h), 0);
+}
+
+// Nobody changed it, the engine's own write-back included: the next open keeps the cached lines
+// and its reads hit.
+TEST(CloseToOpen, AFileNobodyChangedKeepsItsCachedLines) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    write_file(path, pattern(2 * line, 1));
+    auto tier = TierCache::open(small_config(dir));
+    int h = tier->open_file(path, O_RDWR);
+    const std::vector<char> written = pattern(line, 4);
+    ASSERT_EQ(tier->pwrite(h, written.data(), line, line), static_cast<ssize_t>(line));
+    EXPECT_EQ(read_through(*tier, h, 2 * line).size(), 2 * line);
+    ASSERT_EQ(tier->close(h), 0); // writes line 1 home
+
+    h = tier->open_file(path, O_RDONLY);
+    const std::uint64_t hits = tier->stats().read_hits;
+    std::vector<char> expected = pattern(2 * line, 1);
+    std::copy(written.begin(), written.end(), expected.begin() + line);
+    EXPECT_EQ(read_through(*tier, h, 2 * line), expected);
+    EXPECT_EQ(tier->stats().read_hits - hits, 2u) << "the cached lines were dropped";
+    ASSERT_EQ(tier->close(h), 0);
+}
+
+} // namespace
+} // namespace iosig::tier
