@@ -29,15 +29,25 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     // The file the path names now, which the engine may hold under another path (a hard link, a
     // rename since) or not at all: a path that came to name another file (a rename over it, a
     // delete and a create) does not reach the lines of the one it named before (before session
-    // 32 the engine went by the path, and served the old file's lines and wrote into it).
-    int error = 0;
-    auto io = File::open(canonical, (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
-                         FileRole::home, config_.direct_io, config_.faults, error);
-    if (!io) return -error;
-    FileIdentity identity;
-    if (const int e = io->identity(identity.first, identity.second); e < 0) return e;
-    FileVersion version;
-    if (const int e = io->version(version); e < 0) return e;
+    // 32 the engine went by the path, and served the old file's lines and wrote into it). A file
+    // the engine holds needs no descriptor of its own unless this handle is the first to write.
+    FileStatus status;
+    bool need_descriptor = status_of(canonical, status) < 0; // not there, or not ours to see
+    if (!need_descriptor) {
+        std::shared_lock files(files_mutex_);
+        const auto it = file_ids_.find(FileIdentity{status.device, status.inode});
+        need_descriptor = it == file_ids_.end() || (writable && !files_.at(it->second)->writable);
+    }
+    std::unique_ptr<File> io;
+    if (need_descriptor) {
+        int error = 0;
+        io = File::open(canonical, (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
+                        FileRole::home, config_.direct_io, config_.faults, error);
+        if (!io) return -error;
+        if (const int e = io->status(status); e < 0) return e;
+    }
+    const FileIdentity identity{status.device, status.inode};
+    const FileVersion& version = status.version;
     std::unique_lock lock(files_mutex_);
     std::uint32_t id;
     HomeFile* file;
@@ -54,7 +64,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             file->forgetting = true;
         }
         file->closed_version.reset();
-        if (writable && !file->writable) {
+        if (writable && !file->writable && io) {
             // The first handle only asked to read: this one's descriptor, to the same file, writes.
             file->io = std::move(io);
             file->writable = true;
@@ -67,6 +77,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             journal_->append_file(id, file->path, file->inode);
         }
     } else {
+        if (!io) return -EAGAIN; // unreachable: a file found once stays in the table
         auto f = std::make_unique<HomeFile>();
         f->id = id = next_file_++;
         f->path = canonical.string();
@@ -124,10 +135,10 @@ int Engine::close(int handle) {
     // The last handle: the file's version now, with every line home, is what the next open
     // compares with. A version taken while a write-back is still landing only makes that open drop
     // lines it could have kept.
-    FileVersion version;
-    if (file->handles == 0 && flushed == 0 && file->io->version(version) == 0) {
+    FileStatus status;
+    if (file->handles == 0 && flushed == 0 && file->io->status(status) == 0) {
         std::lock_guard table(mutex_);
-        if (!has_dirty_lines_locked(file->id)) file->closed_version = version;
+        if (!has_dirty_lines_locked(file->id)) file->closed_version = status.version;
     }
     return flushed;
 }

@@ -63,8 +63,8 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
             f = File::open(name->second, O_RDWR, 0, FileRole::home, false, config.faults, error);
         // The inode alone: a device's number may change across a reboot, an inode's does not.
         if (const auto inode = state.inodes.find(id); f && inode != state.inodes.end()) {
-            std::uint64_t device = 0, now = 0;
-            if (f->identity(device, now) < 0 || now != inode->second) {
+            FileStatus now;
+            if (f->status(now) < 0 || now.inode != inode->second) {
                 f.reset();
                 replaced.insert(id);
             }

@@ -24,13 +24,23 @@ enum class FileRole : std::uint8_t { cache, journal, home };
 class IoFaults;
 
 // What changes when anyone writes or cuts a file: its size and the times of its last data and
-// inode change (fstat, in nanoseconds).
+// inode change (in nanoseconds).
 struct FileVersion {
     std::int64_t size = 0;
     std::int64_t modified_ns = 0;
     std::int64_t changed_ns = 0;
     bool operator==(const FileVersion&) const = default;
 };
+
+// A file's device and inode number, which name it whatever path leads to it, and its version.
+struct FileStatus {
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    FileVersion version;
+};
+
+// The status of the file `path` names (stat, following symbolic links). 0 or -errno.
+int status_of(const std::filesystem::path& path, FileStatus& out);
 
 // Bytes `file` can hold on its file system: the free space there plus the blocks the file already
 // has (it may not exist yet). Sets `error` and returns 0 when its directory cannot be examined.
@@ -70,11 +80,8 @@ public:
     // cannot fail later for want of space. On a file system that cannot reserve, checks room_for
     // instead. -ENOSPC when they do not fit.
     int reserve(off_t length);
-    off_t size() const; // -errno on failure
-    // The file's device and inode number (fstat), which name it whatever path leads to it.
-    // 0 or -errno.
-    int identity(std::uint64_t& device, std::uint64_t& inode) const;
-    int version(FileVersion& out) const; // 0 or -errno
+    off_t size() const;                // -errno on failure
+    int status(FileStatus& out) const; // fstat; 0 or -errno
     // Renames the file over `to` (rename(2)); later IO names the file by its new path, also to
     // the fault injector. 0 or -errno.
     int rename_to(const std::filesystem::path& to);
