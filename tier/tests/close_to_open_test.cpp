@@ -13,18 +13,12 @@ namespace {
 
 using test_support::pattern;
 using test_support::read_file;
+using test_support::read_through;
 using test_support::ScratchDir;
 using test_support::small_config;
 using test_support::write_file;
 
 constexpr std::size_t line = 4096;
-
-std::vector<char> read_through(TierCache& tier, int h, std::size_t bytes) {
-    std::vector<char> got(bytes);
-    const ssize_t n = tier.pread(h, got.data(), got.size(), 0);
-    got.resize(n < 0 ? 0 : static_cast<std::size_t>(n));
-    return got;
-}
 
 // Another program's write, past the engine.
 void write_outside(const std::filesystem::path& path, const std::vector<char>& bytes, off_t at) {

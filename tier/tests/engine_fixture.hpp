@@ -59,6 +59,14 @@ inline std::vector<char> read_file(const std::filesystem::path& p) {
                              std::istreambuf_iterator<char>());
 }
 
+// Up to the first `bytes` of handle `h`, read through the engine in one call (fewer at its end).
+inline std::vector<char> read_through(TierCache& tier, int h, std::size_t bytes) {
+    std::vector<char> got(bytes);
+    const ssize_t n = tier.pread(h, got.data(), got.size(), 0);
+    got.resize(n < 0 ? 0 : static_cast<std::size_t>(n));
+    return got;
+}
+
 inline void write_file(const std::filesystem::path& p, const std::vector<char>& data) {
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
