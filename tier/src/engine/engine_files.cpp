@@ -66,7 +66,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         file->closed_version.reset();
         if (writable && !file->writable && io) {
             // The first handle only asked to read: this one's descriptor, to the same file, writes.
-            file->io = std::move(io);
+            file->io.use(std::move(io));
             file->writable = true;
         }
         if (file->path != canonical.string()) {
@@ -86,7 +86,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         const off_t size = io->size();
         if (size < 0) return static_cast<int>(size);
         f->size = f->home_size = size;
-        f->io = std::move(io);
+        f->io.use(std::move(io));
         file = f.get();
         {
             // Without its FILE record (the journal fails) the file is still served: none of its

@@ -59,11 +59,31 @@ struct LineMeta {
 };
 static_assert(sizeof(LineMeta) == 72);
 
+// A home file's descriptor, which calls use without a lock. The first handle that writes a file
+// the engine opened to read only brings a descriptor that writes; calls through the other handles
+// may be using the old one meanwhile, so it stays open (owned here) until the engine closes: before
+// session 32 it was closed under them (FileIdentity.AFileOpenedForWritingWhileItIsReadLosesNoRead).
+class HomeIo {
+public:
+    File* operator->() const { return current_.load(std::memory_order_acquire); }
+    File* get() const { return current_.load(std::memory_order_acquire); }
+    // With files_mutex_ held exclusively.
+    void use(std::unique_ptr<File> next) {
+        File* raw = next.get();
+        owned_.push_back(std::move(next));
+        current_.store(raw, std::memory_order_release);
+    }
+
+private:
+    std::atomic<File*> current_{nullptr};
+    std::vector<std::unique_ptr<File>> owned_;
+};
+
 struct HomeFile {
     std::uint32_t id = 0;
     std::string path;        // the path it was last opened by
     std::uint64_t inode = 0; // journaled with the path: recovery writes into no other file
-    std::unique_ptr<File> io;
+    HomeIo io;
     bool writable = false;
     std::int64_t size = 0;      // logical size, cached writes included
     std::int64_t home_size = 0; // size of the home file itself (lines beyond it need no fill)
