@@ -1,5 +1,6 @@
 #include "io_buffer.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <fcntl.h>
 #include <new>
@@ -68,6 +69,14 @@ void IoBuffer::fill_random(std::uint64_t seed) {
     Random r(seed);
     for (std::size_t i = 0; i + 8 <= size_; i += 8) {
         const std::uint64_t v = r.next();
+        std::memcpy(data_ + i, &v, 8);
+    }
+}
+
+void IoBuffer::scramble(std::size_t offset, std::size_t bytes, std::uint64_t salt) {
+    const std::size_t end = std::min(offset + bytes, size_);
+    for (std::size_t i = offset; i + 8 <= end; i += 512) {
+        const std::uint64_t v = salt * 0x9e3779b97f4a7c15ull + i;
         std::memcpy(data_ + i, &v, 8);
     }
 }

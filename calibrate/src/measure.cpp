@@ -230,6 +230,7 @@ Throughput MountIo::sequential_write(std::uint64_t block, std::uint64_t file_cap
     std::vector<double> completions;
     const double start = now_seconds();
     run_box(limits, [&](std::uint64_t) {
+        buffer_.scramble(0, block, ++writes_);
         write_fully(fd, buffer_.data(), block, offset, path());
         completions.push_back(now_seconds());
         offset += block;
@@ -304,9 +305,10 @@ Latencies MountIo::latency(bool write, bool random, std::uint64_t block,
     run_box(limits, [&](std::uint64_t) {
         const std::uint64_t offset = (random ? random_.below(slots) : next++ % slots) * block;
         const double t0 = now_seconds();
-        if (write)
+        if (write) {
+            buffer_.scramble(0, block, ++writes_);
             write_fully(fd, buffer_.data(), block, offset, path());
-        else
+        } else
             read_fully(fd, buffer_.data(), block, offset, path());
         r.samples.push_back(now_seconds() - t0);
     });
@@ -327,6 +329,7 @@ SweepPoint MountIo::sweep_point(std::uint64_t chunk, const PhaseLimits& limits) 
     const double start = now_seconds();
     run_box(limits, [&](std::uint64_t) {
         if (sweep_offset_ + chunk > region) sweep_offset_ = 0;
+        buffer_.scramble(0, chunk, ++writes_);
         write_fully(fd, buffer_.data(), chunk, sweep_offset_, path());
         sweep_offset_ += chunk;
         ++p.ios;

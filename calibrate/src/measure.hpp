@@ -139,6 +139,7 @@ private:
     ScratchFile direct_file_;
     int sync_fd_ = -1; // O_DSYNC descriptor on the same file
     IoBuffer buffer_;
+    std::uint64_t writes_ = 0; // every write's content differs (IoBuffer::scramble)
     Random random_;
     std::uint64_t file_size_ = 0;
     std::uint64_t sweep_offset_ = 0;

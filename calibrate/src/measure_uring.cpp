@@ -61,9 +61,10 @@ MountIo::Stream MountIo::uring_stream(StreamOps ops, std::uint64_t block, unsign
         if (sqe == nullptr) throw std::runtime_error("io_uring submission queue full");
         void* data = buffer_.data() + static_cast<std::size_t>(slot) * block;
         const auto offset = static_cast<off_t>(next_offset());
-        if (writes(slot))
+        if (writes(slot)) {
+            buffer_.scramble(static_cast<std::size_t>(slot) * block, block, ++writes_);
             io_uring_prep_write(sqe, write_fd, data, static_cast<unsigned>(block), offset);
-        else
+        } else
             io_uring_prep_read(sqe, read_fd, data, static_cast<unsigned>(block), offset);
         io_uring_sqe_set_data64(sqe, slot);
     };
