@@ -3,10 +3,12 @@
 // page allocator hands out for ordinary 4 KiB faults.
 #include "io_buffer.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace iosig::calibrate {
 namespace {
@@ -28,6 +30,30 @@ TEST(IoBuffer, IsPageAlignedZeroedAndAsLargeAsAsked) {
         buffer.fill_random(7);
         EXPECT_NE(buffer.data()[100], std::byte{0}); // random content now, not zeros
     }
+}
+
+// Each write's content differs from every earlier one (storage that deduplicates or caches
+// repeated content would otherwise be measured faster than a program's data): a scramble changes
+// one 8-byte word in every 512 bytes of the range it is given, a different value for each salt,
+// and nothing outside the range.
+TEST(IoBuffer, AScrambleChangesAWordInEvery512BytesOfItsRangeOnly) {
+    IoBuffer buffer(4 * 4096, -1);
+    buffer.fill_random(7);
+    const std::vector<std::byte> before(buffer.data(), buffer.data() + buffer.size());
+    buffer.scramble(4096, 8192, 1);
+    const std::vector<std::byte> first(buffer.data(), buffer.data() + buffer.size());
+    std::size_t changed_words = 0;
+    for (std::size_t i = 0; i < buffer.size(); i += 8) {
+        const bool changed =
+            !std::equal(first.begin() + i, first.begin() + i + 8, before.begin() + i);
+        const bool in_range = i >= 4096 && i < 3 * 4096 && i % 512 == 0;
+        EXPECT_EQ(changed, in_range) << "byte " << i;
+        changed_words += changed;
+    }
+    EXPECT_EQ(changed_words, 16u);
+    buffer.scramble(4096, 8192, 2);
+    EXPECT_FALSE(std::equal(first.begin(), first.end(), buffer.data()))
+        << "a second write's scramble left the content as the first's";
 }
 
 TEST(IoBuffer, HugeBufferIsPhysicallyContiguous) {
