@@ -32,7 +32,35 @@ std::string slurp_fd(int fd) {
     return text;
 }
 
+// True if some process that is not a zombie belongs to process group `group`.
+bool group_has_a_live_member(int group) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+        std::ifstream in(entry.path() / "stat");
+        std::string stat;
+        if (!std::getline(in, stat)) continue; // not a process, or it has just gone
+        // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so read after
+        // the last ')'.
+        const auto close = stat.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream fields(stat.substr(close + 1));
+        char state = 0;
+        long parent = 0, its_group = 0;
+        if (fields >> state >> parent >> its_group && its_group == group && state != 'Z')
+            return true;
+    }
+    return false;
+}
+
 } // namespace
+
+bool wait_until_group_has_exited(int group, int limit_ms) {
+    for (int waited = 0; waited < limit_ms; waited += 10) {
+        if (!group_has_a_live_member(group)) return true;
+        usleep(10'000);
+    }
+    return !group_has_a_live_member(group);
+}
 
 Result run(const std::vector<std::string>& argv, const fs::path& cwd,
            const std::map<std::string, std::string>& env) {

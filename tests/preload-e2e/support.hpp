@@ -30,6 +30,11 @@ std::string link_target(const fs::path& path);
 void write_text(const fs::path& file, const std::string& text);
 std::string read_text(const fs::path& file);
 
+// Waits until no process of group `group` is alive (zombies hold no files), up to `limit_ms`;
+// false if one still is. A SIGKILL to a group is only sent when kill() returns: each member
+// closes its files as it exits, and waitpid() on the leader says nothing about the others.
+bool wait_until_group_has_exited(int group, int limit_ms);
+
 // A fresh, empty directory under the build tree.
 fs::path scratch(const std::string& name);
 
