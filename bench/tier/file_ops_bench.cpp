@@ -132,6 +132,40 @@ TEST_CASE("open, pread and close of a cached file") {
     std::filesystem::remove_all(dir);
 }
 
+// 256 files opened, read and closed in turn, as a program that walks its inputs again and again
+// does: with TierConfig::idle_files at its default (64) every open finds its file released and
+// opens a descriptor again (and the close releases the longest idle file); with 1,024 idle files
+// allowed the engine keeps every descriptor, as it did before session 33.
+TEST_CASE("open, pread and close of 256 cached files in turn") {
+    const std::filesystem::path dir = scratch();
+    constexpr int files = 256;
+    std::vector<char> data(4 * 4096, 'x');
+    std::vector<char> buffer(4096);
+    for (const std::size_t idle : {std::size_t{64}, std::size_t{1024}}) {
+        TierConfig config = large_cache(dir, std::uint64_t{1} << 18);
+        config.idle_files = idle;
+        auto tier = TierCache::open(config);
+        std::vector<std::filesystem::path> paths;
+        for (int i = 0; i < files; ++i) {
+            paths.push_back(dir / fmt::format("input-{}.dat", i));
+            const int h = tier->open_file(paths.back(), O_RDWR | O_CREAT);
+            REQUIRE(h >= 0);
+            REQUIRE(tier->pwrite(h, data.data(), data.size(), 0) ==
+                    static_cast<ssize_t>(data.size()));
+            REQUIRE(tier->close(h) == 0);
+        }
+        int next = 0;
+        BENCHMARK(fmt::format("open_file + pread 4 KiB + close, 256 files, {} idle", idle)) {
+            const int r = tier->open_file(paths[static_cast<std::size_t>(next)], O_RDONLY);
+            next = (next + 1) % files;
+            const ssize_t n = tier->pread(r, buffer.data(), buffer.size(), 0);
+            return tier->close(r) + n;
+        };
+        REQUIRE(tier->stats().read_misses == 0);
+    }
+    std::filesystem::remove_all(dir);
+}
+
 // The cache on a disk file system (IOSIG_BENCH_DISK, default /var/tmp), 1 GiB of 4 KiB lines, no
 // write-back while it runs: a write that turns a clean line dirty (its DIRTY record), and a
 // 128-byte append to a dirty line (a SIZE record). Neither syncs anything since session 30; before,

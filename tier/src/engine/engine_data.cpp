@@ -154,6 +154,7 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             // page cache unless it opened the file O_DIRECT; there the kernel merges a sequential
             // stream into large writes (fsync syncs the home file, so durability is the same).
             const ssize_t n = file.io->pwrite(data, chunk, pos, h.past_cache);
+            file.home_unsynced = true;
             // What was read from home while the write was under way is stale: fill runs and
             // prefetches see the generation move, and a copy already prefetched is dropped.
             ++file.write_generation;
@@ -204,6 +205,7 @@ int Engine::write_leased_line(HomeFile& file, const Lease& lease, const char* da
     // it before leaves the line dirty, as the write moved its generation).
     if (marked == unrecorded_size) {
         const ssize_t home = file.io->pwrite(data, chunk, pos, File::Path::page_cache);
+        file.home_unsynced = true;
         if (home >= 0) {
             std::lock_guard lock(mutex_);
             file.home_size =

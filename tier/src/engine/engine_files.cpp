@@ -31,30 +31,42 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     // delete and a create) does not reach the lines of the one it named before (before session
     // 32 the engine went by the path, and served the old file's lines and wrote into it). A file
     // the engine holds needs no descriptor of its own unless this handle is the first to write.
+    // A released file (release_idle_files) needs one too.
     FileStatus status;
-    bool need_descriptor = status_of(canonical, status) < 0; // not there, or not ours to see
-    if (!need_descriptor) {
-        std::shared_lock files(files_mutex_);
-        const auto it = file_ids_.find(FileIdentity{status.device, status.inode});
-        need_descriptor = it == file_ids_.end() || (writable && !files_.at(it->second)->writable);
-    }
     std::unique_ptr<File> io;
-    if (need_descriptor) {
-        int error = 0;
-        io = File::open(canonical, (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
-                        FileRole::home, config_.direct_io, config_.faults, error);
-        if (!io) return -error;
-        if (const int e = io->status(status); e < 0) return e;
+    std::unique_lock lock(files_mutex_, std::defer_lock);
+    std::map<FileIdentity, std::uint32_t>::iterator found;
+    for (;;) {
+        bool need_descriptor = status_of(canonical, status) < 0; // not there, or not ours to see
+        if (!need_descriptor) {
+            std::shared_lock files(files_mutex_);
+            const auto it = file_ids_.find(FileIdentity{status.device, status.inode});
+            need_descriptor = it == file_ids_.end() || !files_.at(it->second)->io.get() ||
+                              (writable && !files_.at(it->second)->writable);
+        }
+        if (need_descriptor) {
+            int error = 0;
+            io = File::open(canonical, (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
+                            FileRole::home, config_.direct_io, config_.faults, error);
+            if (!io) return -error;
+            if (const int e = io->status(status); e < 0) return e;
+        }
+        lock.lock();
+        found = file_ids_.find(FileIdentity{status.device, status.inode});
+        // Released between the look above and the lock: look again, for a descriptor.
+        if (io || found == file_ids_.end() || files_.at(found->second)->io.get()) break;
+        lock.unlock();
     }
     const FileIdentity identity{status.device, status.inode};
     const FileVersion& version = status.version;
-    std::unique_lock lock(files_mutex_);
     std::uint32_t id;
     HomeFile* file;
     bool forget = false; // the file changed since its last close: its lines leave first
-    if (const auto it = file_ids_.find(identity); it != file_ids_.end()) {
-        id = it->second;
+    if (found != file_ids_.end()) {
+        id = found->second;
         file = files_.at(id).get();
+        if (file->idle_entry) unlist_idle_locked(*file);
+        file->unlinked = false;
         // Changed by another program since its last handle closed: the cached lines and the size
         // are stale (before session 32 the engine served them). No call is in flight on it, as
         // no handle is open, and handles opened meanwhile wait (`forgetting`).
@@ -64,10 +76,11 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             file->forgetting = true;
         }
         file->closed_version.reset();
-        if (writable && !file->writable && io) {
-            // The first handle only asked to read: this one's descriptor, to the same file, writes.
+        if (io && (!file->io.get() || (writable && !file->writable))) {
+            // Released, or the first handles only asked to read: this one's descriptor, to the
+            // same file, serves the calls from now on.
             file->io.use(std::move(io));
-            file->writable = true;
+            file->writable = writable;
         }
         if (file->path != canonical.string()) {
             // Recovery finds the file by the path it was opened by last (the first may be gone).
@@ -136,10 +149,17 @@ int Engine::close(int handle) {
     // compares with. A version taken while a write-back is still landing only makes that open drop
     // lines it could have kept.
     FileStatus status;
+    bool idle = false;
     if (file->handles == 0 && flushed == 0 && file->io->status(status) == 0) {
         std::lock_guard table(mutex_);
-        if (!has_dirty_lines_locked(file->id)) file->closed_version = status.version;
+        idle = !has_dirty_lines_locked(file->id);
+        if (idle) file->closed_version = status.version;
     }
+    // A file whose cut is not finished at home still needs its descriptor to finish it.
+    idle = idle && file->unfinished_cut < 0 && !file->truncate_done_unrecorded;
+    if (idle) list_idle_locked(*file, status.links == 0);
+    lock.unlock();
+    if (idle) release_idle_files();
     return flushed;
 }
 

@@ -65,7 +65,18 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
         }
     }
     if (!sync_home) return 0;
-    if (const int e = file->io->fdatasync(); e < 0) return e;
+    {
+        // flush_all reaches files no handle has open: one released since holds no descriptor,
+        // and was synced before its release (release_idle_files).
+        HomeIo::Use io(file->io);
+        const bool unsynced = file->home_unsynced.exchange(false);
+        if (io) {
+            if (const int e = io->fdatasync(); e < 0) {
+                if (unsynced) file->home_unsynced = true;
+                return e;
+            }
+        }
+    }
     // A truncate whose TRUNCATE_DONE record the journal refused: until it takes the record,
     // recovery would cut the home file back to the truncate's length, and no byte beyond it is
     // durable.

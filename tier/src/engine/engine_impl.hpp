@@ -1,6 +1,7 @@
 // The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, recovery, shutdown),
 // engine_files.cpp (home files and handles: open_file, close, close-to-open consistency),
 // engine_lines.cpp (line allocation, fills, leases, marking lines dirty, the journal's commit),
+// engine_idle.cpp (releasing the descriptors of files no handle has open),
 // engine_data.cpp (the read/write paths), engine_truncate.cpp (ftruncate), engine_writeback.cpp
 // (the write-back of a set of lines), engine_flush.cpp (fsync, flush_all, commit, the flusher
 // thread), engine_compaction.cpp (the journal's rewrite) and engine_prefetch.cpp (the prefetch
@@ -16,9 +17,11 @@
 #pragma once
 
 #include "../flat_map.hpp"
+#include "home_io.hpp"
 #include "iosig/tier/engine.hpp"
 #include "journal.hpp"
 #include "line_lock.hpp"
+#include "line_meta.hpp"
 #include "range_lock.hpp"
 #include "staging.hpp"
 
@@ -27,6 +30,7 @@
 #include <condition_variable>
 #include <deque>
 #include <liburing.h>
+#include <list>
 #include <map>
 #include <optional>
 #include <shared_mutex>
@@ -36,48 +40,6 @@
 #include <vector>
 
 namespace iosig::tier::detail {
-
-inline constexpr unsigned line_bits = 40; // key = file id << 40 | line number
-
-// One per slot, so its size is paid per cache line: the 8-byte fields first, so that no padding
-// sits between the small ones.
-struct LineMeta {
-    Key key = 0;
-    std::uint64_t line = 0;
-    std::uint64_t generation = 0;         // bumped by every write
-    std::uint64_t flushed_generation = 0; // generation contained in the last completed write-back
-    std::uint64_t dirty_token = 0;        // identifies this dirty period in the flusher's FIFO
-    double dirty_since = 0;               // steady-clock seconds
-    // The journal sequence of its CLEAN record (must be durable before reuse).
-    std::int64_t clean_record = 0;
-    std::uint32_t file = 0;
-    std::uint32_t pins = 0;
-    bool valid = false; // holds the line's data (fill finished)
-    bool dirty = false;
-    bool flushing = false; // a write-back has claimed it
-    bool in_free_list = true;
-};
-static_assert(sizeof(LineMeta) == 72);
-
-// A home file's descriptor, which calls use without a lock. The first handle that writes a file
-// the engine opened to read only brings a descriptor that writes; calls through the other handles
-// may be using the old one meanwhile, so it stays open (owned here) until the engine closes: before
-// session 32 it was closed under them (FileIdentity.AFileOpenedForWritingWhileItIsReadLosesNoRead).
-class HomeIo {
-public:
-    File* operator->() const { return current_.load(std::memory_order_acquire); }
-    File* get() const { return current_.load(std::memory_order_acquire); }
-    // With files_mutex_ held exclusively.
-    void use(std::unique_ptr<File> next) {
-        File* raw = next.get();
-        owned_.push_back(std::move(next));
-        current_.store(raw, std::memory_order_release);
-    }
-
-private:
-    std::atomic<File*> current_{nullptr};
-    std::vector<std::unique_ptr<File>> owned_;
-};
 
 struct HomeFile {
     std::uint32_t id = 0;
@@ -96,6 +58,10 @@ struct HomeFile {
     // recovery could cut the bytes fsync made durable): the next fsync syncs the journal
     // (Engine::flush_file).
     std::atomic<bool> journal_sync_at_fsync{false};
+    // Bytes went home since the last sync of the home file other than by a write-back (which syncs
+    // what it writes): the sequential bypass, a write whose size the journal refused, a truncate.
+    // A release syncs such a file first, as flush_all would have.
+    std::atomic<bool> home_unsynced{false};
     // The home file was cut but the journal did not take its TRUNCATE_DONE record: fsync appends
     // it, and fails while it cannot.
     std::atomic<bool> truncate_done_unrecorded{false};
@@ -116,6 +82,12 @@ struct HomeFile {
     // (files_mutex_) The file as its last handle left it, every line home: an open that finds
     // another version drops its cached lines (Engine::forget_lines; close-to-open consistency).
     std::optional<FileVersion> closed_version;
+    // (files_mutex_) Its place in Engine::idle_files_ while it is idle: no handle open, every line
+    // home, its descriptors still open. `idle_stamp` counts its listings, so that a release that
+    // synced it outside the lock sees whether it was opened meanwhile.
+    std::optional<std::list<std::uint32_t>::iterator> idle_entry;
+    std::uint64_t idle_stamp = 0;
+    bool unlinked = false; // (files_mutex_) its last name was gone at its last close
     // (mutex_) An open is dropping the lines of the file as another program changed it: every
     // other open of it waits until they are gone before it returns a handle.
     bool forgetting = false;
@@ -178,6 +150,14 @@ private:
 
     // --- engine_files.cpp (also open_file, close)
     HomeFile* file_of(int handle, Handle** out = nullptr);
+    // --- engine_idle.cpp
+    // With files_mutex_ held exclusively, at the last close of a file with every line home.
+    void list_idle_locked(HomeFile& file, bool unlinked);
+    // With files_mutex_ held exclusively, when a handle opens the file again.
+    void unlist_idle_locked(HomeFile& file);
+    // Closes the descriptors of the longest-idle files beyond TierConfig::idle_files, and of a
+    // deleted one; with no lock held.
+    void release_idle_files();
 
     // --- engine_data.cpp
     enum class Mode : std::uint8_t { read, write };
@@ -283,6 +263,9 @@ private:
     using FileIdentity = std::pair<std::uint64_t, std::uint64_t>;
     std::map<FileIdentity, std::uint32_t> file_ids_;
     std::map<int, std::unique_ptr<Handle>> handles_;
+    // Idle files (HomeFile::idle_entry), the longest idle first: beyond TierConfig::idle_files
+    // they are released, and a deleted one at once (release_idle_files).
+    std::list<std::uint32_t> idle_files_;
     std::uint32_t next_file_ = 1;
     int next_handle_ = 0;
 

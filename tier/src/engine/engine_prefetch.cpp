@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace iosig::tier::detail {
@@ -190,6 +191,10 @@ void Engine::prefetch_loop() {
                     file = it->second.get();
             }
             if (file == nullptr || !worth_prefetching(*file, first.line, 0)) continue;
+            // Lines queued before the file's last close may find its descriptors released.
+            std::optional<HomeIo::Use> io;
+            io.emplace(file->io);
+            if (!*io) continue;
             // The adjacent lines proposed with it follow it in the queue: one read for all.
             const std::uint64_t count = 1 + take_adjacent(prefetch_queue_.begin(), first, *file, 1);
             const std::uint64_t generation = file->write_generation.load();
@@ -204,7 +209,7 @@ void Engine::prefetch_loop() {
             std::uint64_t reads = 0;
             if (count > 1 && prefetch_run_buffer_.reserve(*prefetch_pool_, count * line_size_)) {
                 const ssize_t n =
-                    file->io->pread(prefetch_run_buffer_.data(), count * line_size_, offset);
+                    (*io)->pread(prefetch_run_buffer_.data(), count * line_size_, offset);
                 ++reads;
                 for (std::uint64_t i = 0; i < count && n >= 0; ++i) {
                     const auto start = static_cast<ssize_t>(i * line_size_);
@@ -214,8 +219,8 @@ void Engine::prefetch_loop() {
                 }
             } else { // one line, or no memory for the run: a read per line
                 for (std::uint64_t i = 0; i < count; ++i, ++reads)
-                    got[i] = file->io->pread(lines[i], line_size_,
-                                             offset + static_cast<off_t>(i * line_size_));
+                    got[i] = (*io)->pread(lines[i], line_size_,
+                                          offset + static_cast<off_t>(i * line_size_));
             }
             for (std::uint64_t i = 0; i < count; ++i)
                 if (got[i] >= 0)

@@ -186,7 +186,10 @@ int Engine::finish_recorded_cut(HomeFile& file, off_t length, std::int64_t recor
         }
     }
     if (e == 0) e = journal_->sync_to(record, [this] { return sync_cache(); });
-    if (e == 0) e = file.io->ftruncate(length);
+    if (e == 0) {
+        e = file.io->ftruncate(length);
+        file.home_unsynced = true;
+    }
     if (e == 0) record_truncate_done(file);
     // A step above that failed left the file cut in the engine (its lines beyond the end dropped,
     // its size set) but perhaps not at home: finish_cut makes the cut again later.

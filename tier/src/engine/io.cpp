@@ -185,6 +185,7 @@ FileStatus status_from(const struct stat& st) {
     FileStatus out;
     out.device = st.st_dev;
     out.inode = st.st_ino;
+    out.links = st.st_nlink;
     out.version.size = st.st_size;
     out.version.modified_ns =
         static_cast<std::int64_t>(st.st_mtim.tv_sec) * ns + st.st_mtim.tv_nsec;

@@ -53,6 +53,11 @@ struct TierConfig {
     // past twice its size after the last rewrite (so that a large dirty set is not rewritten again
     // at every flusher pass).
     std::uint64_t journal_compaction_bytes = 64ull << 20;
+    // Home files no handle has open whose descriptors the engine keeps, so that opening one again
+    // costs no open(2); beyond this the longest idle are closed (and a deleted file's at its last
+    // close), and an engine that serves many files one after another holds this many descriptors
+    // more than the program has open, not one per file it ever opened. The cached lines stay.
+    std::size_t idle_files = 64;
     unsigned queue_depth = 32;        // io_uring entries of the write-back
     bool direct_io = true;            // O_DIRECT for line IO when the file systems allow it
     int numa_node = -1;               // staging memory node; -1 = the creating CPU's node

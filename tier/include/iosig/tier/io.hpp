@@ -32,10 +32,12 @@ struct FileVersion {
     bool operator==(const FileVersion&) const = default;
 };
 
-// A file's device and inode number, which name it whatever path leads to it, and its version.
+// A file's device and inode number, which name it whatever path leads to it, its version, and
+// how many names it has (0: deleted, alive only while open).
 struct FileStatus {
     std::uint64_t device = 0;
     std::uint64_t inode = 0;
+    std::uint64_t links = 0;
     FileVersion version;
 };
 

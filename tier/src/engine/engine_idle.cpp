@@ -1,0 +1,66 @@
+// Idle home files (engine_impl.hpp): a file whose last handle closed with every line home keeps its
+// descriptors for a while, so that opening it again costs no open(2); beyond TierConfig::idle_files
+// idle files, the longest idle are released (their descriptors closed), and a deleted file at its
+// last close. Before session 33 the engine kept a descriptor of every file it had ever opened: a
+// program that opened and closed files one at a time ran out of descriptors after about as many
+// files as its limit (1,024 by default), and a deleted file's blocks stayed allocated until the
+// engine closed. A released file keeps its id, its identity and its cached lines: the next open
+// finds it by device and inode and brings a descriptor, and close-to-open consistency (its closed
+// version) drops the lines if the inode now belongs to another file or another program changed it.
+#include "engine_impl.hpp"
+
+namespace iosig::tier::detail {
+
+void Engine::list_idle_locked(HomeFile& file, bool unlinked) {
+    if (file.idle_entry) unlist_idle_locked(file);
+    ++file.idle_stamp;
+    file.unlinked = unlinked;
+    // A deleted file goes first: nobody can open it by its name again, and its blocks stay
+    // allocated while the engine holds it.
+    file.idle_entry = unlinked ? idle_files_.insert(idle_files_.begin(), file.id)
+                               : idle_files_.insert(idle_files_.end(), file.id);
+}
+
+void Engine::unlist_idle_locked(HomeFile& file) {
+    idle_files_.erase(*file.idle_entry);
+    file.idle_entry.reset();
+}
+
+void Engine::release_idle_files() {
+    for (;;) {
+        HomeFile* victim = nullptr;
+        std::uint64_t stamp = 0;
+        {
+            std::shared_lock files(files_mutex_);
+            if (idle_files_.empty()) return;
+            victim = files_.at(idle_files_.front()).get();
+            if (idle_files_.size() <= config_.idle_files && !victim->unlinked) return;
+            stamp = victim->idle_stamp;
+        }
+        // Bytes that went home past the write-back are synced first, as flush_all would have
+        // synced them had the engine kept the descriptor; outside the lock, as the home device
+        // may be slow.
+        int synced = 0;
+        if (victim->home_unsynced.exchange(false)) {
+            HomeIo::Use io(victim->io);
+            if (io) synced = io->fdatasync();
+            if (synced < 0) victim->home_unsynced = true;
+        }
+        std::unique_lock files(files_mutex_);
+        // Opened again meanwhile (and maybe idle again, with bytes this sync did not cover):
+        // the next round looks at it afresh.
+        if (!victim->idle_entry || victim->idle_stamp != stamp) continue;
+        if (synced < 0) {
+            // The home device failed: the file keeps its descriptor, so that flush_all and the
+            // next fsync report the failure instead of a release hiding it.
+            unlist_idle_locked(*victim);
+            continue;
+        }
+        // The prefetch worker or flush_all is using the descriptor: a later close releases it.
+        if (!victim->io.try_close()) return;
+        unlist_idle_locked(*victim);
+        victim->writable = false;
+    }
+}
+
+} // namespace iosig::tier::detail
