@@ -3,7 +3,6 @@
 // handles loses its cached lines at the next open, which reads it afresh.
 #include "engine_impl.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
 
@@ -181,15 +180,7 @@ bool Engine::has_dirty_lines_locked(std::uint32_t file_id) {
 // caller found every line home at the last close), would stay. No range is held: no handle of the
 // file was open, and those opened meanwhile wait for `forgetting` to end.
 void Engine::forget_lines(HomeFile& file, std::int64_t size) {
-    std::vector<Slot> slots;
-    {
-        std::unique_lock lock(mutex_);
-        truncating_.push_back(file.id); // no fill or write-back of the file starts meanwhile
-        changed_.wait(lock, [&] { return file.lines_in_writeback == 0; });
-        slots = pin_lines_from_locked(file, 0);
-    }
-    for (const Slot s : slots)
-        data_locks_[s].lock();
+    const std::vector<Slot> slots = hold_lines_from(file, 0);
     {
         std::lock_guard lock(mutex_);
         for (const Slot s : slots) {
@@ -197,16 +188,9 @@ void Engine::forget_lines(HomeFile& file, std::int64_t size) {
             if (m.valid && m.file == file.id && !m.dirty) drop_line_locked(s);
         }
         file.size = file.home_size = size;
-        file.forgetting = false;
-        truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file.id));
-        for (const Slot s : slots) {
-            data_locks_[s].unlock();
-            unpin_locked(s);
-        }
-        changed_.notify_all();
+        file.forgetting = false; // the opens waiting for it wake at let_lines_go's notify
     }
-    ++file.write_generation;
-    drop_prefetched(file.id);
+    let_lines_go(file, slots, true);
 }
 
 } // namespace iosig::tier::detail

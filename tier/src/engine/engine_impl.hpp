@@ -196,6 +196,12 @@ private:
 
     // --- engine_truncate.cpp
     std::vector<Slot> pin_lines_from_locked(const HomeFile& file, std::uint64_t first_line);
+    // A truncate's hold on the file's lines from `first_line` on (forget_lines takes it too): no
+    // line of the file enters the cache or starts a write-back until let_lines_go, those in
+    // flight are done, and the cached ones are pinned and their data locked. let_lines_go ends
+    // it; `changed`: what was read of the file before is stale (fills, prefetches).
+    std::vector<Slot> hold_lines_from(HomeFile& file, std::uint64_t first_line);
+    void let_lines_go(HomeFile& file, const std::vector<Slot>& slots, bool changed);
     void record_truncate_done(HomeFile& file);
     // With the file's append_mutex held: the truncate itself (ftruncate's work after its checks).
     int truncate_locked(HomeFile& file, off_t length);

@@ -79,15 +79,8 @@ int Engine::truncate_locked(HomeFile& file, off_t length) {
     // them); those in flight finish first: a write-back that had read a line's old bytes would
     // write them home after the truncate. Then pin and lock every cached line at or beyond the
     // new end, lines still being filled included (their fill read the old bytes).
-    std::vector<Slot> slots;
-    {
-        std::unique_lock lock(mutex_);
-        truncating_.push_back(file.id);
-        changed_.wait(lock, [&] { return file.lines_in_writeback == 0; });
-        slots = pin_lines_from_locked(file, static_cast<std::uint64_t>(length) / line_size_);
-    }
-    for (const Slot s : slots)
-        data_locks_[s].lock();
+    const std::vector<Slot> slots =
+        hold_lines_from(file, static_cast<std::uint64_t>(length) / line_size_);
     std::int64_t record;
     std::vector<std::pair<Slot, std::size_t>> partial;
     bool unrecorded_clean = false;
@@ -103,6 +96,24 @@ int Engine::truncate_locked(HomeFile& file, off_t length) {
     }
     int e = record < 0 ? static_cast<int>(record) : unrecorded_clean ? -EIO : 0;
     if (record > 0) e = finish_recorded_cut(file, length, record, partial, e);
+    let_lines_go(file, slots, record > 0);
+    return e;
+}
+
+std::vector<Slot> Engine::hold_lines_from(HomeFile& file, std::uint64_t first_line) {
+    std::vector<Slot> slots;
+    {
+        std::unique_lock lock(mutex_);
+        truncating_.push_back(file.id);
+        changed_.wait(lock, [&] { return file.lines_in_writeback == 0; });
+        slots = pin_lines_from_locked(file, first_line);
+    }
+    for (const Slot s : slots)
+        data_locks_[s].lock();
+    return slots;
+}
+
+void Engine::let_lines_go(HomeFile& file, const std::vector<Slot>& slots, bool changed) {
     {
         std::lock_guard lock(mutex_);
         truncating_.erase(std::find(truncating_.begin(), truncating_.end(), file.id));
@@ -112,11 +123,10 @@ int Engine::truncate_locked(HomeFile& file, off_t length) {
         }
         changed_.notify_all();
     }
-    if (record > 0) {
+    if (changed) { // what was read of the file before is stale
         ++file.write_generation;
         drop_prefetched(file.id);
     }
-    return e;
 }
 
 // With mutex_ held, the TRUNCATE record appended: drops the pinned lines at or beyond `length`,
