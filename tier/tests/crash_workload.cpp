@@ -14,7 +14,7 @@ unsigned char value_of(unsigned v, std::size_t offset) {
 // One home file's two handles and the version each of its bytes holds now.
 struct OpenFile {
     int handle = -1;
-    int second = -1; // open throughout, also while `handle` is closed and reopened
+    int second = -1; // open throughout, also while `handle` is closed and reopened (or `handle`)
     std::vector<std::optional<unsigned>> latest =
         std::vector<std::optional<unsigned>>(crash_file_bytes);
 };
@@ -35,7 +35,8 @@ std::vector<std::filesystem::path> crash_home_files(const std::filesystem::path&
 }
 
 Outcome run_crash_workload(TierCache& tier, const std::vector<std::filesystem::path>& homes,
-                           std::uint64_t seed, bool crash_before_close) {
+                           std::uint64_t seed, bool crash_before_close, Handles handles) {
+    const bool reopen = handles == Handles::one_reopened_after_each_fsync;
     Outcome out(homes.size());
     std::mt19937_64 rng(seed);
     // The file of each operation comes from a generator of its own, so that one file's workload
@@ -44,7 +45,8 @@ Outcome run_crash_workload(TierCache& tier, const std::vector<std::filesystem::p
     std::vector<OpenFile> open(homes.size());
     for (std::size_t f = 0; f < homes.size(); ++f) {
         open[f].handle = tier.open_file(homes[f], O_RDWR | O_CREAT);
-        open[f].second = open[f].handle < 0 ? -1 : tier.open_file(homes[f], O_RDWR);
+        open[f].second =
+            open[f].handle < 0 || reopen ? open[f].handle : tier.open_file(homes[f], O_RDWR);
         if (open[f].handle < 0 || open[f].second < 0) {
             out.any_failure = true;
             return out;
@@ -65,6 +67,11 @@ Outcome run_crash_workload(TierCache& tier, const std::vector<std::filesystem::p
             const int e = tier.fsync(file.handle);
             if (e == 0) written.acked = file.latest;
             if (e < 0) out.any_failure = true;
+            if (reopen) {
+                if (tier.close(file.handle) < 0) out.any_failure = true;
+                file.handle = file.second = tier.open_file(homes[f], O_RDWR);
+                if (file.handle < 0) return out;
+            }
             continue;
         }
         if (op % 19 == 0) {
@@ -84,6 +91,7 @@ Outcome run_crash_workload(TierCache& tier, const std::vector<std::filesystem::p
         if (op == 77) {
             if (tier.close(file.handle) < 0) out.any_failure = true;
             file.handle = tier.open_file(homes[f], O_RDWR);
+            if (reopen) file.second = file.handle;
             if (file.handle < 0) return out;
             continue;
         }
@@ -117,7 +125,7 @@ Outcome run_crash_workload(TierCache& tier, const std::vector<std::filesystem::p
     if (!crash_before_close) {
         for (const OpenFile& file : open) {
             tier.close(file.handle);
-            tier.close(file.second);
+            if (file.second != file.handle) tier.close(file.second);
         }
     }
     return out;

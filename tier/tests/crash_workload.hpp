@@ -55,8 +55,14 @@ std::vector<std::filesystem::path> crash_home_files(const std::filesystem::path&
 // may be anywhere or nowhere, but what fsync acknowledged must stay. Returns what was written and
 // what fsync acknowledged. The commits leave lines dirty that recovery after a power cut must write
 // home: without them only the lines of a write-back that failed half-way would be.
+//
+// Handles::one_reopened_after_each_fsync: one handle per file instead of two, closed and opened
+// again after each fsync, so that an engine with TierConfig::idle_files 0 releases the file there
+// (and forgets it once its lines have left the cache: docs/tier.md, "Idle files").
+enum class Handles { two_throughout, one_reopened_after_each_fsync };
 Outcome run_crash_workload(TierCache& tier, const std::vector<std::filesystem::path>& homes,
-                           std::uint64_t seed, bool crash_before_close = false);
+                           std::uint64_t seed, bool crash_before_close = false,
+                           Handles handles = Handles::two_throughout);
 
 // "" when every byte of `content` (home file `file` of the workload after a crash) is allowed by
 // the outcome: no byte acknowledged by fsync lost, none stale. Otherwise the first violation.

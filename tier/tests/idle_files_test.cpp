@@ -266,6 +266,94 @@ TEST(IdleFiles, AFileThePrefetcherIsReadingIsReleasedAfterTheRead) {
     ASSERT_EQ(tier->close(h), 0);
 }
 
+// A released file whose lines have all left the cache is forgotten: 400 files of 3 lines made one
+// at a time through a 16-line cache leave the engine knowing at most the idle ones and those with
+// lines cached, and the journal's rewrites leave the forgotten files' records out (before, the
+// engine kept a record of 376 bytes and a FILE record for every file it had opened).
+TEST(IdleFiles, AReleasedFileWithNoLineCachedIsForgotten) {
+    ScratchDir dir;
+    TierConfig config = small_config(dir);
+    config.idle_files = 4;
+    config.writeback_delay = 0.001;
+    config.journal_compaction_bytes = 16 << 10;
+    auto tier = TierCache::open(config);
+    constexpr int files = 400;
+    std::uint64_t most_files = 0;
+    for (int i = 0; i < files; ++i) {
+        const auto path = dir / ("a-file-with-a-rather-long-name-" + std::to_string(i));
+        const int h = tier->open_file(path, O_CREAT | O_RDWR);
+        ASSERT_GE(h, 0);
+        const std::vector<char> bytes = pattern(3 * line, static_cast<unsigned>(i));
+        ASSERT_EQ(tier->pwrite(h, bytes.data(), bytes.size(), 0),
+                  static_cast<ssize_t>(bytes.size()));
+        ASSERT_EQ(tier->close(h), 0);
+        most_files = std::max(most_files, tier->stats().home_files);
+    }
+    EXPECT_LE(most_files, 4u + 16u + 1u);
+    // One more rewrite, made while nothing else happens: what it wrote is the journal's size. A
+    // rewrite that kept a FILE record for every file opened (400, about 75 bytes each) would write
+    // 30 KB.
+    const std::uint64_t rewrites = tier->stats().journal_rewrites;
+    const std::vector<char> one = pattern(line, 401);
+    for (int i = 0; i < 5000 && tier->stats().journal_rewrites == rewrites; ++i) {
+        const int h = tier->open_file(dir / "trigger", O_CREAT | O_RDWR);
+        ASSERT_GE(h, 0);
+        ASSERT_EQ(tier->pwrite(h, one.data(), line, 0), static_cast<ssize_t>(line));
+        ASSERT_EQ(tier->close(h), 0);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_GT(tier->stats().journal_rewrites, rewrites);
+    EXPECT_LT(std::filesystem::file_size(dir / "cache.tier.journal"), 8u << 10);
+    // A forgotten file opened again is read as it is.
+    const int h = tier->open_file(dir / "a-file-with-a-rather-long-name-0", O_RDONLY);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(read_through(*tier, h, 4 * line), pattern(3 * line, 0));
+    ASSERT_EQ(tier->close(h), 0);
+    ASSERT_EQ(tier->flush_all(), 0);
+    tier.reset();
+    for (int i = 0; i < files; ++i)
+        ASSERT_EQ(read_file(dir / ("a-file-with-a-rather-long-name-" + std::to_string(i))),
+                  pattern(3 * line, static_cast<unsigned>(i)))
+            << "file " << i;
+}
+
+// A process crash after many files were forgotten: recovery writes the dirty lines of the file
+// still open into it, and leaves the forgotten ones as their closes left them.
+TEST(IdleFiles, RecoveryAfterFilesWereForgottenWritesTheDirtyLinesHome) {
+    ScratchDir dir;
+    TierConfig config = small_config(dir);
+    config.idle_files = 2;
+    config.journal_compaction_bytes = 8 << 10;
+    config.writeback_delay = 0.001;
+    constexpr int files = 100;
+    {
+        auto tier = TierCache::open(config);
+        for (int i = 0; i < files; ++i) {
+            const int h = tier->open_file(dir / ("f" + std::to_string(i)), O_CREAT | O_RDWR);
+            ASSERT_GE(h, 0);
+            const std::vector<char> bytes = pattern(2 * line, static_cast<unsigned>(i));
+            ASSERT_EQ(tier->pwrite(h, bytes.data(), bytes.size(), 0),
+                      static_cast<ssize_t>(bytes.size()));
+            ASSERT_EQ(tier->close(h), 0);
+        }
+        ASSERT_LT(tier->stats().home_files, static_cast<std::uint64_t>(files));
+        const int h = tier->open_file(dir / "open.bin", O_CREAT | O_RDWR);
+        ASSERT_GE(h, 0);
+        const std::vector<char> bytes = pattern(3 * line, 1000);
+        ASSERT_EQ(tier->pwrite(h, bytes.data(), bytes.size(), 0),
+                  static_cast<ssize_t>(bytes.size()));
+        tier->abandon();
+    }
+    auto tier = TierCache::open(config);
+    EXPECT_EQ(tier->recovery().missing_files, 0u);
+    tier.reset();
+    EXPECT_EQ(read_file(dir / "open.bin"), pattern(3 * line, 1000));
+    for (int i = 0; i < files; ++i)
+        ASSERT_EQ(read_file(dir / ("f" + std::to_string(i))),
+                  pattern(2 * line, static_cast<unsigned>(i)))
+            << "file " << i;
+}
+
 // Four threads open, read and close 24 files with prefetching on, while at most two are idle: the
 // prefetch worker reads files that are being released. Every read returns the file's bytes.
 TEST(IdleFiles, ThreadsOpeningAndClosingManyFilesReadEveryByteRight) {

@@ -90,10 +90,11 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         }
     } else {
         if (!io) return -EAGAIN; // unreachable: a file found once stays in the table
-        auto f = std::make_unique<HomeFile>();
+        auto f = std::make_shared<HomeFile>();
         f->id = id = next_file_++;
         f->path = canonical.string();
         f->inode = identity.second;
+        f->device = identity.first;
         f->writable = writable;
         const off_t size = io->size();
         if (size < 0) return static_cast<int>(size);

@@ -12,11 +12,14 @@ namespace iosig::tier::detail {
 // Every line of `file_id` that was dirty when this was called is written home (its content as of
 // now or later) before it returns; then the home file is synced when asked.
 int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
-    HomeFile* file;
+    std::shared_ptr<HomeFile> held; // flush_all's file may be forgotten meanwhile
     {
         std::shared_lock files(files_mutex_);
-        file = files_.at(file_id).get();
+        const auto it = files_.find(file_id);
+        if (it == files_.end()) return 0; // forgotten: it had no line in the cache, nor a handle
+        held = it->second;
     }
+    HomeFile* const file = held.get();
     // The home file may still hold bytes a failed truncate cut from the file.
     if (file->reaches_beyond_unfinished_cut(std::numeric_limits<std::int64_t>::max()))
         if (const int e = finish_cut(*file); e < 0) return e;

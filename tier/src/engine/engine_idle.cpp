@@ -26,14 +26,49 @@ void Engine::unlist_idle_locked(HomeFile& file) {
     file.idle_entry.reset();
 }
 
+void Engine::note_line_left_locked(std::uint32_t file) {
+    const auto it = resident_lines_.find(file);
+    if (it == resident_lines_.end() || --it->second > 0) return;
+    resident_lines_.erase(it);
+    files_without_lines_.push_back(file);
+}
+
+bool Engine::forget_unused_locked(HomeFile& file) {
+    {
+        std::lock_guard table(mutex_);
+        if (file.handles > 0 || file.io.get() != nullptr || file.idle_entry || file.forgetting ||
+            file.lines_in_writeback > 0 || resident_lines_.contains(file.id))
+            return false;
+    }
+    // No line of it in the cache, so none dirty and none in the prefetch worker's hands but a
+    // read that finds no descriptor; no handle, so nobody can reach it but by its identity, which
+    // goes with it. The next open of the file makes a new one, with a new id.
+    journal_->forget_file(file.id);
+    file_ids_.erase(FileIdentity{file.device, file.inode});
+    files_.erase(file.id); // flush_all and the prefetch worker may still hold it (shared)
+    return true;
+}
+
 void Engine::release_idle_files() {
+    // Files released earlier whose last line has been evicted since.
+    std::vector<std::uint32_t> without_lines;
+    {
+        std::lock_guard table(mutex_);
+        without_lines.swap(files_without_lines_);
+    }
+    if (!without_lines.empty()) {
+        std::unique_lock files(files_mutex_);
+        for (const std::uint32_t id : without_lines)
+            if (const auto it = files_.find(id); it != files_.end())
+                (void)forget_unused_locked(*it->second);
+    }
     for (;;) {
-        HomeFile* victim = nullptr;
+        std::shared_ptr<HomeFile> victim;
         std::uint64_t stamp = 0;
         {
             std::shared_lock files(files_mutex_);
             if (idle_files_.empty()) return;
-            victim = files_.at(idle_files_.front()).get();
+            victim = files_.at(idle_files_.front());
             if (idle_files_.size() <= config_.idle_files && !victim->unlinked) return;
             stamp = victim->idle_stamp;
         }
@@ -60,6 +95,7 @@ void Engine::release_idle_files() {
         if (!victim->io.try_close()) return;
         unlist_idle_locked(*victim);
         victim->writable = false;
+        (void)forget_unused_locked(*victim);
     }
 }
 

@@ -45,6 +45,7 @@ struct HomeFile {
     std::uint32_t id = 0;
     std::string path;        // the path it was last opened by
     std::uint64_t inode = 0; // journaled with the path: recovery writes into no other file
+    std::uint64_t device = 0;
     HomeIo io;
     bool writable = false;
     std::int64_t size = 0;      // logical size, cached writes included
@@ -156,8 +157,13 @@ private:
     // With files_mutex_ held exclusively, when a handle opens the file again.
     void unlist_idle_locked(HomeFile& file);
     // Closes the descriptors of the longest-idle files beyond TierConfig::idle_files, and of a
-    // deleted one; with no lock held.
+    // deleted one, and forgets released files with no line left in the cache; no lock held.
     void release_idle_files();
+    // With files_mutex_ held exclusively: forgets the file if it is released and has no line in
+    // the cache (its id is not used again). Whether it did.
+    bool forget_unused_locked(HomeFile& file);
+    // With mutex_ held: a line of `file` left the index.
+    void note_line_left_locked(std::uint32_t file);
 
     // --- engine_data.cpp
     enum class Mode : std::uint8_t { read, write };
@@ -263,7 +269,9 @@ private:
 
     // Home files and handles.
     mutable std::shared_mutex files_mutex_;
-    std::map<std::uint32_t, std::unique_ptr<HomeFile>> files_;
+    // Shared: work that holds no handle of a file (flush_all, the prefetch worker) keeps it alive
+    // while it uses it, as a file no handle has open may be forgotten meanwhile (engine_idle.cpp).
+    std::map<std::uint32_t, std::shared_ptr<HomeFile>> files_;
     // By device and inode: the engine holds each home file open, so neither is reused for another
     // file while it runs.
     using FileIdentity = std::pair<std::uint64_t, std::uint64_t>;
@@ -322,6 +330,10 @@ private:
     }
     std::uint64_t dirty_count_ = 0;
     std::uint64_t dirty_tokens_ = 0;
+    // Lines in the index per file, and the files whose last line has left it since the last
+    // release_idle_files (which forgets those released meanwhile).
+    std::unordered_map<std::uint32_t, std::uint64_t> resident_lines_;
+    std::vector<std::uint32_t> files_without_lines_;
     std::size_t slot_waiters_ = 0; // threads waiting in take_slot() for an evictable line
     std::size_t scan_cursor_ = 0;  // where take_slot() looks for a victim the policy did not offer
     std::atomic<int> flush_error_{0}; // last write-back failure (0: the last one succeeded)

@@ -52,7 +52,7 @@ int Engine::take_slot(std::unique_lock<std::mutex>& lock, Slot& slot) {
         }
         if (found) {
             policy_->on_evict(slot);
-            index_.erase(meta_[slot].key);
+            if (index_.erase(meta_[slot].key)) note_line_left_locked(meta_[slot].file);
             meta_[slot].valid = false;
             ++evictions_;
             return 0;
@@ -223,6 +223,7 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
         m.line = line;
         m.pins = 1;
         index_.put(key, slot);
+        ++resident_lines_[file.id];
         file.line_end = std::max(file.line_end, line + 1);
         policy_->on_insert(slot, access);
         // Unpinned until now, so nobody holds or waits for its data lock: try_lock succeeds (and
@@ -278,7 +279,7 @@ void Engine::release(const Lease& lease) {
 // over. The slot keeps its CLEAN record's sequence: the next line in it waits for that record.
 void Engine::drop_line_locked(Slot slot) {
     LineMeta& m = meta_[slot];
-    index_.erase(m.key);
+    if (index_.erase(m.key)) note_line_left_locked(m.file);
     policy_->on_erase(slot);
     m.valid = false;
     m.key = 0;

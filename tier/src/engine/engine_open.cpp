@@ -269,6 +269,10 @@ TierStats Engine::stats() const {
     s.home_syncs = home_syncs_;
     s.writer_wait_seconds = static_cast<double>(writer_wait_ns_.load()) * 1e-9;
     {
+        std::shared_lock files(files_mutex_);
+        s.home_files = files_.size();
+    }
+    {
         std::lock_guard lock(mutex_);
         s.dirty_lines = dirty_count_;
         s.slots_out_of_use = set_aside_.size();

@@ -184,12 +184,12 @@ void Engine::prefetch_loop() {
             });
             const PrefetchRequest first = prefetch_queue_.front();
             prefetch_queue_.pop_front();
-            HomeFile* file = nullptr;
+            std::shared_ptr<HomeFile> held; // the file may be forgotten while it is read
             {
                 std::shared_lock files(files_mutex_);
-                if (const auto it = files_.find(first.file); it != files_.end())
-                    file = it->second.get();
+                if (const auto it = files_.find(first.file); it != files_.end()) held = it->second;
             }
+            HomeFile* const file = held.get();
             if (file == nullptr || !worth_prefetching(*file, first.line, 0)) continue;
             // Lines queued before the file's last close may find its descriptors released.
             std::optional<HomeIo::Use> io;

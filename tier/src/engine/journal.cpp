@@ -182,6 +182,12 @@ std::int64_t Journal::append_file(std::uint32_t id, const std::string& path, std
     return append(file_at_inode, payload.data(), static_cast<std::uint16_t>(payload.size()));
 }
 
+void Journal::forget_file(std::uint32_t id) {
+    std::lock_guard lock(append_mutex_);
+    files_.erase(id);
+    sizes_.erase(id);
+}
+
 std::int64_t Journal::append_dirty(std::uint32_t slot, std::uint32_t file_id, std::uint64_t line,
                                    std::int64_t file_size) {
     const DirtyPayload d{slot, file_id, line, file_size};

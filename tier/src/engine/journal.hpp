@@ -81,6 +81,10 @@ public:
     // Names file `id`: its path and inode (recovery writes its lines only into that inode). A
     // later record for the same id names the path it was last opened by.
     std::int64_t append_file(std::uint32_t id, const std::string& path, std::uint64_t inode);
+    // The engine forgot file `id` (no line of it is cached or dirty, no cut unfinished): a
+    // rewrite leaves its FILE record out, so that the journal does not grow with every file an
+    // engine ever opened. Appends nothing.
+    void forget_file(std::uint32_t id);
     std::int64_t append_dirty(std::uint32_t slot, std::uint32_t file, std::uint64_t line,
                               std::int64_t size);
     std::int64_t append_clean(std::uint32_t slot);

@@ -89,6 +89,9 @@ struct TierStats {
     std::uint64_t prefetches_issued = 0, prefetch_hits = 0;
     std::uint64_t prefetch_reads = 0; // home reads for the prefetches (adjacent lines share one)
     std::uint64_t dirty_lines = 0;    // now
+    // Home files the engine knows now: with a handle open, idle, or with lines in the cache (one
+    // it released with none left is forgotten: docs/tier.md, "Idle files").
+    std::uint64_t home_files = 0;
     // Journal commits (Engine::commit_journal): the cache file synced, then a COMMIT record
     // appended and synced, after which recovery from a power cut trusts the DIRTY records before
     // it.
