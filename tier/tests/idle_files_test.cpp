@@ -59,6 +59,41 @@ private:
     bool set_ = false;
 };
 
+// Files named <prefix>0 .. <prefix><count-1> in `dir`, file i holding pattern(bytes, i).
+std::filesystem::path numbered(const ScratchDir& dir, const std::string& prefix, int i) {
+    return dir / (prefix + std::to_string(i));
+}
+
+// Makes the files one at a time through `tier`: created, written in one call, closed. Returns
+// the most home files the engine knew after a close (TierStats::home_files), or 0 when a call
+// failed (the failure is reported).
+std::uint64_t make_files_one_at_a_time(TierCache& tier, const ScratchDir& dir,
+                                       const std::string& prefix, int count, std::size_t bytes) {
+    std::uint64_t most = 0;
+    for (int i = 0; i < count; ++i) {
+        const int h = tier.open_file(numbered(dir, prefix, i), O_CREAT | O_RDWR);
+        EXPECT_GE(h, 0) << "file " << i << ": " << std::strerror(-h);
+        const std::vector<char> data = pattern(bytes, static_cast<unsigned>(i));
+        if (h < 0 ||
+            tier.pwrite(h, data.data(), data.size(), 0) != static_cast<ssize_t>(data.size()) ||
+            tier.close(h) != 0) {
+            ADD_FAILURE() << "file " << i;
+            return 0;
+        }
+        most = std::max(most, tier.stats().home_files);
+    }
+    return most;
+}
+
+// "" when every file holds what make_files_one_at_a_time wrote; else the first that does not.
+std::string check_numbered_files(const ScratchDir& dir, const std::string& prefix, int count,
+                                 std::size_t bytes) {
+    for (int i = 0; i < count; ++i)
+        if (read_file(numbered(dir, prefix, i)) != pattern(bytes, static_cast<unsigned>(i)))
+            return numbered(dir, prefix, i).filename().string();
+    return "";
+}
+
 // 300 files written and closed one at a time under a limit of 48 descriptors more than the engine
 // started with: every open succeeds and every byte arrives (before session 33 the engine held a
 // descriptor or two of every file it had opened, and the open of the 25th failed with
@@ -71,21 +106,10 @@ TEST(IdleFiles, AProgramOpeningFilesOneAtATimeNeedsNoDescriptorPerFile) {
     const DescriptorLimit limit(static_cast<rlim_t>(open_descriptors() + 48));
     ASSERT_TRUE(limit.set());
     constexpr int files = 300;
-    for (int i = 0; i < files; ++i) {
-        const auto path = dir / ("file-" + std::to_string(i));
-        const int h = tier->open_file(path, O_CREAT | O_RDWR);
-        ASSERT_GE(h, 0) << "file " << i << ": " << std::strerror(-h);
-        const std::vector<char> bytes = pattern(line + 100, static_cast<unsigned>(i));
-        ASSERT_EQ(tier->pwrite(h, bytes.data(), bytes.size(), 0),
-                  static_cast<ssize_t>(bytes.size()));
-        ASSERT_EQ(tier->close(h), 0);
-    }
+    ASSERT_GT(make_files_one_at_a_time(*tier, dir, "file-", files, line + 100), 0u);
     ASSERT_EQ(tier->flush_all(), 0);
     tier.reset();
-    for (int i = 0; i < files; ++i)
-        ASSERT_EQ(read_file(dir / ("file-" + std::to_string(i))),
-                  pattern(line + 100, static_cast<unsigned>(i)))
-            << "file " << i;
+    EXPECT_EQ(check_numbered_files(dir, "file-", files, line + 100), "");
 }
 
 // A file released for others is found again by its next open, its lines still cached: reading
@@ -278,17 +302,8 @@ TEST(IdleFiles, AReleasedFileWithNoLineCachedIsForgotten) {
     config.journal_compaction_bytes = 16 << 10;
     auto tier = TierCache::open(config);
     constexpr int files = 400;
-    std::uint64_t most_files = 0;
-    for (int i = 0; i < files; ++i) {
-        const auto path = dir / ("a-file-with-a-rather-long-name-" + std::to_string(i));
-        const int h = tier->open_file(path, O_CREAT | O_RDWR);
-        ASSERT_GE(h, 0);
-        const std::vector<char> bytes = pattern(3 * line, static_cast<unsigned>(i));
-        ASSERT_EQ(tier->pwrite(h, bytes.data(), bytes.size(), 0),
-                  static_cast<ssize_t>(bytes.size()));
-        ASSERT_EQ(tier->close(h), 0);
-        most_files = std::max(most_files, tier->stats().home_files);
-    }
+    const std::string name = "a-file-with-a-rather-long-name-";
+    const std::uint64_t most_files = make_files_one_at_a_time(*tier, dir, name, files, 3 * line);
     EXPECT_LE(most_files, 4u + 16u + 1u);
     // One more rewrite, made while nothing else happens: what it wrote is the journal's size. A
     // rewrite that kept a FILE record for every file opened (400, about 75 bytes each) would write
@@ -305,16 +320,13 @@ TEST(IdleFiles, AReleasedFileWithNoLineCachedIsForgotten) {
     ASSERT_GT(tier->stats().journal_rewrites, rewrites);
     EXPECT_LT(std::filesystem::file_size(dir / "cache.tier.journal"), 8u << 10);
     // A forgotten file opened again is read as it is.
-    const int h = tier->open_file(dir / "a-file-with-a-rather-long-name-0", O_RDONLY);
+    const int h = tier->open_file(numbered(dir, name, 0), O_RDONLY);
     ASSERT_GE(h, 0);
     EXPECT_EQ(read_through(*tier, h, 4 * line), pattern(3 * line, 0));
     ASSERT_EQ(tier->close(h), 0);
     ASSERT_EQ(tier->flush_all(), 0);
     tier.reset();
-    for (int i = 0; i < files; ++i)
-        ASSERT_EQ(read_file(dir / ("a-file-with-a-rather-long-name-" + std::to_string(i))),
-                  pattern(3 * line, static_cast<unsigned>(i)))
-            << "file " << i;
+    EXPECT_EQ(check_numbered_files(dir, name, files, 3 * line), "");
 }
 
 // A process crash after many files were forgotten: recovery writes the dirty lines of the file
@@ -323,20 +335,16 @@ TEST(IdleFiles, RecoveryAfterFilesWereForgottenWritesTheDirtyLinesHome) {
     ScratchDir dir;
     TierConfig config = small_config(dir);
     config.idle_files = 2;
-    config.journal_compaction_bytes = 8 << 10;
-    config.writeback_delay = 0.001;
+    config.journal_compaction_bytes = 8 << 10; // lines go home when the cache needs their slots
     constexpr int files = 100;
     {
         auto tier = TierCache::open(config);
-        for (int i = 0; i < files; ++i) {
-            const int h = tier->open_file(dir / ("f" + std::to_string(i)), O_CREAT | O_RDWR);
-            ASSERT_GE(h, 0);
-            const std::vector<char> bytes = pattern(2 * line, static_cast<unsigned>(i));
-            ASSERT_EQ(tier->pwrite(h, bytes.data(), bytes.size(), 0),
-                      static_cast<ssize_t>(bytes.size()));
-            ASSERT_EQ(tier->close(h), 0);
-        }
+        ASSERT_GT(make_files_one_at_a_time(*tier, dir, "f", files, 2 * line), 0u);
         ASSERT_LT(tier->stats().home_files, static_cast<std::uint64_t>(files));
+        // The flusher rewrites the journal at its next pass (once a second here).
+        for (int waited = 0; waited < 300 && tier->stats().journal_rewrites == 0; ++waited)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        ASSERT_GT(tier->stats().journal_rewrites, 0u);
         const int h = tier->open_file(dir / "open.bin", O_CREAT | O_RDWR);
         ASSERT_GE(h, 0);
         const std::vector<char> bytes = pattern(3 * line, 1000);
@@ -346,12 +354,10 @@ TEST(IdleFiles, RecoveryAfterFilesWereForgottenWritesTheDirtyLinesHome) {
     }
     auto tier = TierCache::open(config);
     EXPECT_EQ(tier->recovery().missing_files, 0u);
+    EXPECT_EQ(tier->recovery().lines_written_home, 3u);
     tier.reset();
     EXPECT_EQ(read_file(dir / "open.bin"), pattern(3 * line, 1000));
-    for (int i = 0; i < files; ++i)
-        ASSERT_EQ(read_file(dir / ("f" + std::to_string(i))),
-                  pattern(2 * line, static_cast<unsigned>(i)))
-            << "file " << i;
+    EXPECT_EQ(check_numbered_files(dir, "f", files, 2 * line), "");
 }
 
 // Four threads open, read and close 24 files with prefetching on, while at most two are idle: the
