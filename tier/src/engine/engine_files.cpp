@@ -52,8 +52,9 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         }
         lock.lock();
         found = file_ids_.find(FileIdentity{status.device, status.inode});
-        // Released between the look above and the lock: look again, for a descriptor.
-        if (io || found == file_ids_.end() || files_.at(found->second)->io.get()) break;
+        // Released (or released and forgotten) between the look above and the lock: look
+        // again, for a descriptor.
+        if (io || (found != file_ids_.end() && files_.at(found->second)->io.get())) break;
         lock.unlock();
     }
     const FileIdentity identity{status.device, status.inode};
@@ -89,7 +90,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             journal_->append_file(id, file->path, file->inode);
         }
     } else {
-        if (!io) return -EAGAIN; // unreachable: a file found once stays in the table
+        if (!io) return -EAGAIN; // unreachable: the loop above brings a descriptor for a new file
         auto f = std::make_shared<HomeFile>();
         f->id = id = next_file_++;
         f->path = canonical.string();
