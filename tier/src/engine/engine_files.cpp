@@ -180,8 +180,9 @@ bool Engine::has_dirty_lines_locked(std::uint32_t file_id) {
 // As a truncate to 0 does in the engine (truncate_locked), without touching the home file or the
 // journal: clean lines need no record to leave, and a dirty line, which no close left behind (the
 // caller found every line home at the last close), would stay. No range is held: no handle of the
-// file was open, and those opened meanwhile wait for `forgetting` to end.
-void Engine::forget_lines(HomeFile& file, std::int64_t size) {
+// file was open, and those opened meanwhile wait for `forgetting` to end (or, for a deleted file,
+// can only be opened through another process's descriptor, and read its bytes from home).
+void Engine::forget_lines(HomeFile& file, std::optional<std::int64_t> size) {
     const std::vector<Slot> slots = hold_lines_from(file, 0);
     {
         std::lock_guard lock(mutex_);
@@ -189,8 +190,10 @@ void Engine::forget_lines(HomeFile& file, std::int64_t size) {
             const LineMeta& m = meta_[s];
             if (m.valid && m.file == file.id && !m.dirty) drop_line_locked(s);
         }
-        file.size = file.home_size = size;
-        file.forgetting = false; // the opens waiting for it wake at let_lines_go's notify
+        if (size) {
+            file.size = file.home_size = *size;
+            file.forgetting = false; // the opens waiting for it wake at let_lines_go's notify
+        }
     }
     let_lines_go(file, slots, true);
 }

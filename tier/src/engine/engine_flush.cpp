@@ -132,9 +132,19 @@ int Engine::flush_all() {
 void Engine::flusher_loop() {
     const auto interval =
         std::chrono::duration<double>(std::clamp(config_.writeback_delay / 2, 0.005, 1.0));
+    // A deleted idle file's blocks stay allocated while the engine holds its descriptor: a second
+    // is about as long as a program that deletes and recreates files may wait for the space.
+    constexpr double deleted_files_check_seconds = 1.0;
+    double next_deleted_files_check = now() + deleted_files_check_seconds;
     std::unique_lock lock(mutex_);
     while (!stopping_) {
         flusher_wake_.wait_for(lock, interval);
+        if (!stopping_ && now() >= next_deleted_files_check) {
+            lock.unlock();
+            release_deleted_idle_files();
+            lock.lock();
+            next_deleted_files_check = now() + deleted_files_check_seconds;
+        }
         while (!stopping_) {
             const bool pressure = dirty_count_ * 2 > max_dirty_ || slot_waiters_ > 0;
             const double ripe = now() - config_.writeback_delay;

@@ -1,7 +1,8 @@
 // Idle home files (engine_impl.hpp): a file whose last handle closed with every line home keeps its
 // descriptors for a while, so that opening it again costs no open(2); beyond TierConfig::idle_files
-// idle files, the longest idle are released (their descriptors closed), and a deleted file at its
-// last close. Before session 33 the engine kept a descriptor of every file it had ever opened: a
+// idle files, the longest idle are released (their descriptors closed), and a deleted file at once:
+// at its last close, or within a second of its deletion (release_deleted_idle_files), with its
+// cached lines, as nobody can ask for them again. Before session 33 the engine kept a descriptor of every file it had ever opened: a
 // program that opened and closed files one at a time ran out of descriptors after about as many
 // files as its limit (1,024 by default), and a deleted file's blocks stayed allocated until the
 // engine closed. A released file keeps its id, its identity and its cached lines: the next open
@@ -65,18 +66,23 @@ void Engine::release_idle_files() {
     for (;;) {
         std::shared_ptr<HomeFile> victim;
         std::uint64_t stamp = 0;
+        bool unlinked = false;
         {
             std::shared_lock files(files_mutex_);
             if (idle_files_.empty()) return;
             victim = files_.at(idle_files_.front());
             if (idle_files_.size() <= config_.idle_files && !victim->unlinked) return;
             stamp = victim->idle_stamp;
+            unlinked = victim->unlinked;
         }
         // Bytes that went home past the write-back are synced first, as flush_all would have
         // synced them had the engine kept the descriptor; outside the lock, as the home device
-        // may be slow.
+        // may be slow. A deleted file's bytes go with its last descriptor: no sync, and its
+        // lines leave now, not when the policy evicts them (a reopen in between only misses).
         int synced = 0;
-        if (victim->home_unsynced.exchange(false)) {
+        if (unlinked) {
+            forget_lines(*victim, std::nullopt);
+        } else if (victim->home_unsynced.exchange(false)) {
             HomeIo::Use io(victim->io);
             if (io) synced = io->fdatasync();
             if (synced < 0) victim->home_unsynced = true;
@@ -97,6 +103,27 @@ void Engine::release_idle_files() {
         victim->writable = false;
         (void)forget_unused_locked(*victim);
     }
+}
+
+void Engine::release_deleted_idle_files() {
+    std::vector<std::shared_ptr<HomeFile>> named;
+    {
+        std::shared_lock files(files_mutex_);
+        for (const std::uint32_t id : idle_files_)
+            if (const auto& file = files_.at(id); !file->unlinked) named.push_back(file);
+    }
+    for (const auto& file : named) {
+        FileStatus status;
+        {
+            HomeIo::Use io(file->io);
+            if (!io || io->status(status) < 0 || status.links > 0) continue;
+        }
+        std::unique_lock files(files_mutex_);
+        if (file->idle_entry && !file->unlinked) list_idle_locked(*file, true);
+    }
+    // Also retries a deleted file whose release found its descriptor in use: no close of it may
+    // ever come to retry it.
+    release_idle_files();
 }
 
 } // namespace iosig::tier::detail

@@ -104,6 +104,9 @@ private:
     // Closes the descriptors of the longest-idle files beyond TierConfig::idle_files, and of a
     // deleted one, and forgets released files with no line left in the cache; no lock held.
     void release_idle_files();
+    // Marks the idle files whose last name has gone since their last close deleted, and releases
+    // them; no lock held. The flusher calls it once a second.
+    void release_deleted_idle_files();
     // With files_mutex_ held exclusively: forgets the file if it is released and has no line in
     // the cache (its id is not used again). Whether it did.
     bool forget_unused_locked(HomeFile& file);
@@ -170,9 +173,10 @@ private:
     // --- engine_files.cpp (also open_file, close)
     // Whether any line of the file is dirty (mutex_ held).
     bool has_dirty_lines_locked(std::uint32_t file_id);
-    // Drops the file's clean lines and takes `size` as its size: another program changed it
-    // while no handle was open. Ends the file's `forgetting`, which the caller set.
-    void forget_lines(HomeFile& file, std::int64_t size);
+    // Drops the file's clean lines. With `size` (another program changed the file while no handle
+    // was open), takes it as the file's size and ends its `forgetting`, which the caller set;
+    // without (a deleted file's release), changes nothing else.
+    void forget_lines(HomeFile& file, std::optional<std::int64_t> size);
 
     // --- engine_writeback.cpp
     // `unrecorded` (when given) receives the error of a line written home whose CLEAN record the
