@@ -5,8 +5,14 @@
 #include "engine_fixture.hpp"
 
 #include <atomic>
+#include <cstdio>
+#include <cstring>
 #include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -135,6 +141,79 @@ TEST(CloseToOpen, ThreadsOpeningAndClosingOneFileKeepEachOthersWrites) {
         expected.insert(expected.end(), last.begin(), last.end());
     }
     EXPECT_EQ(read_file(path), expected);
+}
+
+// What open(2) gives for `flags` on `path`: 0 or -errno.
+int open2_result(const std::filesystem::path& path, int flags) {
+    const int fd = ::open(path.c_str(), flags);
+    if (fd < 0) return -errno;
+    ::close(fd);
+    return 0;
+}
+
+// With the engine holding the file (idle, its descriptor open for writing), every open of it under
+// modes 000, 200, 400 and 600 and each access mode ends as open(2) ends, errno included. "" when
+// it does; else the first difference. Needs a caller whom the modes bind (not root).
+std::string opens_of_a_held_file_end_as_open2_does(const ScratchDir& dir) {
+    auto tier = TierCache::open(small_config(dir));
+    const auto path = dir / "private.bin";
+    const std::vector<char> bytes = pattern(line, 21);
+    const int first = tier->open_file(path, O_CREAT | O_RDWR, 0600);
+    if (first < 0 || tier->pwrite(first, bytes.data(), line, 0) != static_cast<ssize_t>(line) ||
+        tier->close(first) != 0)
+        return "could not make the file";
+    int refused = 0;
+    for (const mode_t mode : {0000, 0200, 0400, 0600}) {
+        for (const int flags : {O_RDONLY, O_WRONLY, O_RDWR}) {
+            if (::chmod(path.c_str(), mode) != 0) return "chmod failed";
+            const int expected = open2_result(path, flags);
+            const int h = tier->open_file(path, flags);
+            if (h >= 0) tier->close(h);
+            const int got = h < 0 ? h : 0;
+            if (got != expected) {
+                char where[64];
+                std::snprintf(where, sizeof where, "mode %04o, flags %d: ", mode, flags);
+                return where + std::string("open(2) gave ") + std::strerror(-expected) +
+                       ", the engine " + std::strerror(-got);
+            }
+            refused += expected < 0;
+        }
+    }
+    if (refused == 0) return "open(2) refused nothing: the modes do not bind this caller";
+    const int h = tier->open_file(path, O_RDONLY);
+    if (h < 0 || read_through(*tier, h, 2 * line) != bytes) return "the bytes changed";
+    tier->close(h);
+    return "";
+}
+
+// The engine answers an open of a file it holds without open(2) (an idle file's descriptor, or
+// another handle's): that open checks the caller's access to the file as open(2) would (before
+// session 34 a file made read-only after its last close still opened for writing, through the
+// descriptor the engine kept). Root passes every mode check, so as root the check runs in a child
+// process that has become user and group 65534 first.
+TEST(CloseToOpen, AnOpenOfAHeldFileIsRefusedAsOpen2WouldRefuseIt) {
+    constexpr int could_not_drop_root = 77;
+    ScratchDir dir;
+    std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        if (::geteuid() == 0 &&
+            (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+            std::fprintf(stderr, "could not become user 65534: %s\n", std::strerror(errno));
+            ::_exit(could_not_drop_root);
+        }
+        const std::string difference = opens_of_a_held_file_end_as_open2_does(dir);
+        if (!difference.empty()) std::fprintf(stderr, "%s\n", difference.c_str());
+        ::_exit(difference.empty() ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << "the child died";
+    if (WEXITSTATUS(status) == could_not_drop_root)
+        GTEST_SKIP() << "root here cannot become another user (no CAP_SETUID?), and root passes "
+                        "every mode check";
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "see the child's message above";
 }
 
 } // namespace

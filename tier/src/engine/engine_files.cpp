@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <unistd.h>
 
 namespace iosig::tier::detail {
 
@@ -43,7 +44,13 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             need_descriptor = it == file_ids_.end() || !files_.at(it->second)->io.get() ||
                               (writable && !files_.at(it->second)->writable);
         }
-        if (need_descriptor) {
+        if (!need_descriptor) {
+            // No open(2) checks the caller's access to the file, so this does, as open(2) would
+            // (the effective ids, access lists, CAP_DAC_OVERRIDE): the mode may have changed since
+            // the engine's descriptor was opened.
+            const int wanted = (access != O_WRONLY ? R_OK : 0) | (writable ? W_OK : 0);
+            if (::faccessat(AT_FDCWD, canonical.c_str(), wanted, AT_EACCESS) != 0) return -errno;
+        } else {
             int error = 0;
             io = File::open(canonical, (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
                             FileRole::home, config_.direct_io, config_.faults, error);
