@@ -53,6 +53,17 @@ private:
     std::filesystem::path path_;
 };
 
+// The descriptors of this process that name `path` (deleted or not).
+inline int descriptors_naming(const std::filesystem::path& path) {
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const std::string target = std::filesystem::read_symlink(entry.path(), ec).string();
+        if (!ec && target.rfind(path.string(), 0) == 0) ++count;
+    }
+    return count;
+}
+
 inline std::vector<char> read_file(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     return std::vector<char>((std::istreambuf_iterator<char>(in)),

@@ -15,6 +15,7 @@
 namespace iosig::tier {
 namespace {
 
+using test_support::descriptors_naming;
 using test_support::pattern;
 using test_support::read_file;
 using test_support::read_through;
@@ -23,17 +24,6 @@ using test_support::small_config;
 using test_support::write_file;
 
 constexpr std::size_t line = 4096;
-
-// The descriptors of this process that name `path` (deleted or not).
-int descriptors_naming(const std::filesystem::path& path) {
-    int count = 0;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-        std::error_code ec;
-        const std::string target = std::filesystem::read_symlink(entry.path(), ec).string();
-        if (!ec && target.rfind(path.string(), 0) == 0) ++count;
-    }
-    return count;
-}
 
 int open_descriptors() {
     int count = 0;
@@ -144,55 +134,6 @@ TEST(IdleFiles, AReleasedFileIsServedFromItsCachedLines) {
     ASSERT_EQ(tier->close(h), 0);
 }
 
-// A file deleted while open is released at its last close, however few files are idle: its blocks
-// are free then, as they would be without the engine (before session 33 they stayed allocated until
-// the engine closed).
-TEST(IdleFiles, AFileDeletedWhileOpenIsReleasedAtItsLastClose) {
-    ScratchDir dir;
-    auto tier = TierCache::open(small_config(dir));
-    const auto path = dir / "scratch.bin";
-    const int h = tier->open_file(path, O_CREAT | O_RDWR);
-    ASSERT_GE(h, 0);
-    const std::vector<char> bytes = pattern(3 * line, 9);
-    ASSERT_EQ(tier->pwrite(h, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
-    std::filesystem::remove(path);
-    ASSERT_EQ(tier->close(h), 0);
-    EXPECT_EQ(descriptors_naming(path), 0);
-}
-
-// A file deleted after its last close, while it waits among the idle files, gives its blocks and
-// its cache lines back within seconds: the engine looks at its idle files once a second, releases a
-// deleted one and drops its lines, which nobody can ask for again, so it forgets the file (before
-// session 34 the engine held the descriptor, and the blocks, until 64 other files had gone idle,
-// and the lines until they were evicted). A file deleted while open gives its lines back at its
-// last close.
-TEST(IdleFiles, AFileDeletedAfterItsLastCloseGivesItsBlocksAndLinesBack) {
-    ScratchDir dir;
-    auto tier = TierCache::open(small_config(dir));
-    const std::vector<char> bytes = pattern(3 * line, 11);
-    for (const bool deleted_while_open : {false, true}) {
-        SCOPED_TRACE(deleted_while_open ? "deleted while open" : "deleted after its last close");
-        const auto path = dir / (deleted_while_open ? "deleted-while-open" : "deleted-after-close");
-        const int h = tier->open_file(path, O_CREAT | O_RDWR);
-        ASSERT_GE(h, 0);
-        ASSERT_EQ(tier->pwrite(h, bytes.data(), bytes.size(), 0),
-                  static_cast<ssize_t>(bytes.size()));
-        if (deleted_while_open) std::filesystem::remove(path);
-        ASSERT_EQ(tier->close(h), 0);
-        if (!deleted_while_open) {
-            ASSERT_GE(descriptors_naming(path), 1) << "an idle file keeps its descriptors";
-            ASSERT_EQ(tier->stats().home_files, 1u);
-            std::filesystem::remove(path);
-        }
-        for (int waited_ms = 0; waited_ms < 10'000 && (descriptors_naming(path) > 0 ||
-                                                       tier->stats().home_files > 0);
-             waited_ms += 10)
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        EXPECT_EQ(descriptors_naming(path), 0);
-        EXPECT_EQ(tier->stats().home_files, 0u) << "its lines stayed in the cache";
-    }
-}
-
 // The inode of a released file may come to belong to another file (ext4 hands freed inode numbers
 // out again): that file is read as it is, not through the released file's cached lines.
 TEST(IdleFiles, AFileInTheInodeOfAReleasedOneIsReadAfresh) {
@@ -271,90 +212,6 @@ TEST(IdleFiles, AFileWhoseSyncFailsAtItsReleaseKeepsItsDescriptor) {
     config.faults->clear_failures();
     EXPECT_EQ(tier->flush_all(), 0);
     EXPECT_EQ(read_file(path), bytes);
-}
-
-// The last handle of a file closes while the prefetch worker reads lines ahead of its stream
-// (50 ms a read): the release waits for the read (it gives up, and a later close releases the
-// file), so the worker never reads through a closed descriptor. The ASan tree sees a release that
-// did not wait as a use after free.
-TEST(IdleFiles, AFileThePrefetcherIsReadingIsReleasedAfterTheRead) {
-    ScratchDir dir;
-    TierConfig config = small_config(dir, 64);
-    config.idle_files = 0;
-    config.prefetch = "stream";
-    config.prefetch_lines = 16;
-    config.faults = std::make_shared<IoFaults>();
-    config.faults->slow_down_reads(FileRole::home, std::chrono::milliseconds(50));
-    const auto path = dir / "scan.bin";
-    const std::vector<char> bytes = pattern(32 * line, 13);
-    write_file(path, bytes);
-    write_file(dir / "other", pattern(line, 14));
-    auto tier = TierCache::open(config);
-    int h = tier->open_file(path, O_RDONLY);
-    ASSERT_GE(h, 0);
-    std::vector<char> got(line);
-    for (std::size_t at = 0; at < 3 * line; at += line) { // the third confirms the stream
-        ASSERT_EQ(tier->pread(h, got.data(), line, static_cast<off_t>(at)),
-                  static_cast<ssize_t>(line));
-        ASSERT_TRUE(std::equal(got.begin(), got.end(), bytes.begin() + at));
-    }
-    // The worker is reading once a home read that no demand fill made has begun (IoFaults counts
-    // a read, then waits).
-    const std::uint64_t demand_reads = tier->stats().fill_reads;
-    for (int waited = 0; waited < 2000 && config.faults->reads(FileRole::home) == demand_reads;
-         ++waited)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    ASSERT_GT(config.faults->reads(FileRole::home), demand_reads)
-        << "the worker read nothing ahead: the test does not test what it says";
-    ASSERT_EQ(tier->close(h), 0);
-    EXPECT_GT(descriptors_naming(path), 0) << "released under the worker's read";
-    bool released = false;
-    for (int attempt = 0; attempt < 200 && !released; ++attempt) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        const int o = tier->open_file(dir / "other", O_RDONLY);
-        ASSERT_GE(o, 0);
-        ASSERT_EQ(tier->close(o), 0);
-        released = descriptors_naming(path) == 0;
-    }
-    EXPECT_TRUE(released) << "a close after the read did not release the file";
-    h = tier->open_file(path, O_RDONLY);
-    ASSERT_GE(h, 0);
-    EXPECT_EQ(read_through(*tier, h, 33 * line), bytes);
-    ASSERT_EQ(tier->close(h), 0);
-}
-
-// The same with the file deleted before its last close: no close of it will come again, so the
-// engine's check of its idle files, once a second, retries the release.
-TEST(IdleFiles, ADeletedFileThePrefetcherIsReadingIsReleasedAfterTheRead) {
-    ScratchDir dir;
-    TierConfig config = small_config(dir, 64);
-    config.prefetch = "stream";
-    config.prefetch_lines = 16;
-    config.faults = std::make_shared<IoFaults>();
-    config.faults->slow_down_reads(FileRole::home, std::chrono::milliseconds(50));
-    const auto path = dir / "scan.bin";
-    const std::vector<char> bytes = pattern(32 * line, 15);
-    write_file(path, bytes);
-    auto tier = TierCache::open(config);
-    const int h = tier->open_file(path, O_RDONLY);
-    ASSERT_GE(h, 0);
-    std::vector<char> got(line);
-    for (std::size_t at = 0; at < 3 * line; at += line)
-        ASSERT_EQ(tier->pread(h, got.data(), line, static_cast<off_t>(at)),
-                  static_cast<ssize_t>(line));
-    const std::uint64_t demand_reads = tier->stats().fill_reads;
-    for (int waited = 0; waited < 2000 && config.faults->reads(FileRole::home) == demand_reads;
-         ++waited)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    ASSERT_GT(config.faults->reads(FileRole::home), demand_reads)
-        << "the worker read nothing ahead: the test does not test what it says";
-    std::filesystem::remove(path);
-    ASSERT_EQ(tier->close(h), 0);
-    EXPECT_GT(descriptors_naming(path), 0) << "released under the worker's read";
-    for (int waited_ms = 0; waited_ms < 10'000 && tier->stats().home_files > 0; waited_ms += 10)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    EXPECT_EQ(descriptors_naming(path), 0);
-    EXPECT_EQ(tier->stats().home_files, 0u) << "its lines stayed in the cache";
 }
 
 // A released file whose lines have all left the cache is forgotten: 400 files of 3 lines made one

@@ -2,12 +2,13 @@
 // descriptors for a while, so that opening it again costs no open(2); beyond TierConfig::idle_files
 // idle files, the longest idle are released (their descriptors closed), and a deleted file at once:
 // at its last close, or within a second of its deletion (release_deleted_idle_files), with its
-// cached lines, as nobody can ask for them again. Before session 33 the engine kept a descriptor of every file it had ever opened: a
-// program that opened and closed files one at a time ran out of descriptors after about as many
-// files as its limit (1,024 by default), and a deleted file's blocks stayed allocated until the
-// engine closed. A released file keeps its id, its identity and its cached lines: the next open
-// finds it by device and inode and brings a descriptor, and close-to-open consistency (its closed
-// version) drops the lines if the inode now belongs to another file or another program changed it.
+// cached lines, as nobody can ask for them again. Before session 33 the engine kept a descriptor of
+// every file it had ever opened: a program that opened and closed files one at a time ran out of
+// descriptors after about as many files as its limit (1,024 by default), and a deleted file's
+// blocks stayed allocated until the engine closed. Any other released file keeps its id, identity
+// and its cached lines: the next open finds it by device and inode and brings a descriptor, and
+// close-to-open consistency (its closed version) drops the lines if the inode now belongs to
+// another file or another program changed it.
 #include "engine_impl.hpp"
 
 namespace iosig::tier::detail {
