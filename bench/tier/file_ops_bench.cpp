@@ -6,7 +6,7 @@
 // write that hit the cache, each holding its bytes in the file's range lock for the call
 // (docs/performance.md, "Each call one step for the others"). And writes with the cache on a disk
 // file system, where a device flush costs what it costs (docs/performance.md, "Writes that sync
-// nothing").
+// nothing"). And a read that misses (docs/performance.md, "A read that misses").
 #define CATCH_CONFIG_MAIN
 #include "iosig/tier/engine.hpp"
 
@@ -102,6 +102,38 @@ TEST_CASE("pread and pwrite of a cached line") {
         at = (at + 4096) % static_cast<off_t>(data.size());
         return tier->pwrite(h, buffer.data(), buffer.size(), at);
     };
+    tier->close(h);
+    std::filesystem::remove_all(dir);
+}
+
+// Reads that miss: a home file four times the size of a 1,024-line cache, read a line at a time in
+// turn, so that every read fills its line from home and evicts the least recently used (clean)
+// one. The home file and the cache file are on tmpfs: the time is the engine's own and two 4 KiB
+// copies. Since session 33 each fill and each eviction also counts the file's lines in the index
+// (Engine::resident_lines_, for forgetting released files).
+TEST_CASE("pread of a line that misses") {
+    const std::filesystem::path dir = scratch();
+    constexpr std::uint64_t cache_lines_here = 1024;
+    constexpr std::uint64_t home_lines = 4 * cache_lines_here;
+    const auto path = dir / "input.dat";
+    {
+        const std::vector<char> data(home_lines * 4096, 'x');
+        const int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+        REQUIRE(fd >= 0);
+        REQUIRE(::write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size()));
+        ::close(fd);
+    }
+    auto tier = TierCache::open(large_cache(dir, cache_lines_here));
+    const int h = tier->open_file(path, O_RDONLY);
+    REQUIRE(h >= 0);
+    std::vector<char> buffer(4096);
+    off_t at = 0;
+    const std::uint64_t hits_before = tier->stats().read_hits;
+    BENCHMARK("pread 4 KiB, a miss that evicts a clean line") {
+        at = (at + 4096) % static_cast<off_t>(home_lines * 4096);
+        return tier->pread(h, buffer.data(), buffer.size(), at);
+    };
+    REQUIRE(tier->stats().read_hits == hits_before);
     tier->close(h);
     std::filesystem::remove_all(dir);
 }
