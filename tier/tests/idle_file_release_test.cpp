@@ -1,9 +1,11 @@
 // When an idle file is released: a deleted file at once (at its last close, or within a second of
-// its deletion, with its cached lines), and a file the prefetch worker is reading only after the
+// its deletion, with its cached lines); one with bytes to sync after the sync, made by the flusher
+// thread unless the idle files are twice their bound; one the prefetch worker is reading after the
 // read. The rest of idle files: idle_files_test.cpp.
 #include "engine_fixture.hpp"
 
 #include <fcntl.h>
+#include <future>
 #include <gtest/gtest.h>
 #include <thread>
 
@@ -12,6 +14,7 @@ namespace {
 
 using test_support::descriptors_naming;
 using test_support::pattern;
+using test_support::read_file;
 using test_support::read_through;
 using test_support::ScratchDir;
 using test_support::small_config;
@@ -71,6 +74,159 @@ TEST(IdleFiles, AFileDeletedAfterItsLastCloseGivesItsBlocksAndLinesBack) {
         EXPECT_EQ(descriptors_naming(path), 0);
         EXPECT_EQ(tier->stats().home_files, 0u) << "its lines stayed in the cache";
     }
+}
+
+// Every file released at its last close; a stream goes past the cache after its first line.
+TierConfig releasing_with_bypass(const ScratchDir& dir) {
+    TierConfig config = small_config(dir);
+    config.idle_files = 0;
+    config.sequential_cutoff = line;
+    config.faults = std::make_shared<IoFaults>();
+    return config;
+}
+
+// Writes `bytes` to a new file at `path` as one stream, a line a call, and leaves it open: its
+// first line, which the cache takes, is written home and synced at once, so that no write-back at
+// the close syncs the rest, which goes home past the cache. -1 on failure.
+int write_stream_past_the_cache(TierCache& tier, const std::filesystem::path& path,
+                                const std::vector<char>& bytes) {
+    const std::uint64_t bypassed = tier.stats().bypassed_bytes;
+    const int h = tier.open_file(path, O_CREAT | O_RDWR);
+    for (std::size_t at = 0; h >= 0 && at < bytes.size(); at += line) {
+        if (tier.pwrite(h, bytes.data() + at, line, static_cast<off_t>(at)) !=
+            static_cast<ssize_t>(line))
+            return -1;
+        if (at == 0 && tier.fsync(h) != 0) return -1;
+    }
+    return tier.stats().bypassed_bytes - bypassed == bytes.size() - line ? h : -1;
+}
+
+// Bytes that went home past the cache (the sequential bypass) of a file released before the
+// engine's flush_all survive a power cut after it, as those of a file the engine kept open do: the
+// release synced them.
+TEST(IdleFiles, BytesOfAReleasedFileAreDurableAfterFlushAll) {
+    ScratchDir dir;
+    const TierConfig config = releasing_with_bypass(dir);
+    const auto path = dir / "stream.bin";
+    const std::vector<char> bytes = pattern(64 * line, 11);
+    auto tier = TierCache::open(config);
+    const int h = write_stream_past_the_cache(*tier, path, bytes);
+    ASSERT_GE(h, 0);
+    ASSERT_EQ(tier->close(h), 0);
+    ASSERT_EQ(descriptors_naming(path), 0);
+    ASSERT_EQ(tier->flush_all(), 0);
+    config.faults->crash(3);
+    EXPECT_EQ(read_file(path), bytes);
+}
+
+// When that sync fails the file keeps its descriptor, and flush_all reports the failure until the
+// device works again.
+TEST(IdleFiles, AFileWhoseSyncFailsAtItsReleaseKeepsItsDescriptor) {
+    ScratchDir dir;
+    const TierConfig config = releasing_with_bypass(dir);
+    const auto path = dir / "stream.bin";
+    const std::vector<char> bytes = pattern(8 * line, 12);
+    auto tier = TierCache::open(config);
+    const int h = write_stream_past_the_cache(*tier, path, bytes);
+    ASSERT_GE(h, 0);
+    config.faults->fail_now({FileRole::home});
+    ASSERT_EQ(tier->close(h), 0); // nothing was dirty in the cache
+    EXPECT_GT(descriptors_naming(path), 0);
+    EXPECT_EQ(tier->flush_all(), -EIO);
+    config.faults->clear_failures();
+    EXPECT_EQ(tier->flush_all(), 0);
+    EXPECT_EQ(read_file(path), bytes);
+}
+
+// The sync a release needs is not paid by the close of another file: with one idle file allowed,
+// the close of a file only read (nothing of its own to sync) returns while the home device holds
+// the sync of the stream written before, which the flusher thread makes, and releases, meanwhile
+// (before session 34 that close made the sync itself: seconds on a slow device, for a file it never
+// wrote). The stream's bytes are durable after flush_all all the same.
+TEST(IdleFiles, TheSyncBeforeAReleaseIsNotPaidByTheCloseOfAnotherFile) {
+    ScratchDir dir;
+    TierConfig config = releasing_with_bypass(dir);
+    config.idle_files = 1;
+    const auto stream = dir / "stream.bin";
+    const std::vector<char> bytes = pattern(64 * line, 16);
+    write_file(dir / "other", pattern(line, 17));
+    auto tier = TierCache::open(config);
+    const int h = write_stream_past_the_cache(*tier, stream, bytes);
+    ASSERT_GE(h, 0);
+    ASSERT_EQ(tier->close(h), 0);
+    const int other = tier->open_file(dir / "other", O_RDONLY);
+    ASSERT_GE(other, 0);
+    ASSERT_EQ(read_through(*tier, other, 2 * line), pattern(line, 17));
+    const std::uint64_t syncs = config.faults->syncs(FileRole::home);
+    config.faults->hold_syncs(FileRole::home);
+    auto closing = std::async(std::launch::async, [&] { return tier->close(other); });
+    const bool returned = closing.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+    for (int waited_ms = 0; waited_ms < 10'000 && config.faults->syncs(FileRole::home) == syncs;
+         waited_ms += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const bool synced_meanwhile = config.faults->syncs(FileRole::home) > syncs;
+    config.faults->let_syncs_go();
+    EXPECT_TRUE(returned) << "the close waited for the stream's sync";
+    EXPECT_TRUE(synced_meanwhile) << "nobody synced the stream";
+    EXPECT_EQ(closing.get(), 0);
+    for (int waited_ms = 0; waited_ms < 10'000 && descriptors_naming(stream) > 0; waited_ms += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(descriptors_naming(stream), 0) << "the stream was not released";
+    ASSERT_EQ(tier->flush_all(), 0);
+    config.faults->crash(3);
+    EXPECT_EQ(read_file(stream), bytes);
+}
+
+// Past twice the bound the close makes the sync itself, so that a program closing streams faster
+// than the home device syncs them holds a bounded number of descriptors: with one idle file
+// allowed and home syncs held, the second stream's close leaves the first's sync to the flusher
+// (which then waits on it), and the third stream's close, with three files idle, syncs the second
+// itself, passing over the first, whose descriptor the flusher is using (before, a release that
+// found a descriptor in use gave up altogether, and the close returned holding all three).
+TEST(IdleFiles, PastTwiceTheBoundTheCloseMakesTheSyncItself) {
+    ScratchDir dir;
+    TierConfig config = releasing_with_bypass(dir);
+    config.idle_files = 1;
+    auto tier = TierCache::open(config);
+    std::vector<std::vector<char>> bytes;
+    std::vector<int> handles;
+    for (unsigned i = 0; i < 3; ++i) {
+        bytes.push_back(pattern(16 * line, 20 + i));
+        handles.push_back(
+            write_stream_past_the_cache(*tier, dir / ("stream" + std::to_string(i)), bytes.back()));
+        ASSERT_GE(handles.back(), 0);
+    }
+    ASSERT_EQ(tier->close(handles[0]), 0);
+    const std::uint64_t syncs = config.faults->syncs(FileRole::home);
+    const auto wait_for_syncs = [&](std::uint64_t n) {
+        for (int waited_ms = 0; waited_ms < 10'000 && config.faults->syncs(FileRole::home) < n;
+             waited_ms += 10)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return config.faults->syncs(FileRole::home) >= n;
+    };
+    config.faults->hold_syncs(FileRole::home);
+    auto second = std::async(std::launch::async, [&] { return tier->close(handles[1]); });
+    if (second.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+        config.faults->let_syncs_go();
+        FAIL() << "the second close waited for the first stream's sync";
+    }
+    EXPECT_EQ(second.get(), 0);
+    EXPECT_TRUE(wait_for_syncs(syncs + 1)) << "the flusher did not sync the first stream";
+    auto closing = std::async(std::launch::async, [&] { return tier->close(handles[2]); });
+    EXPECT_TRUE(wait_for_syncs(syncs + 2)) << "the third close did not sync the second stream";
+    EXPECT_EQ(closing.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout)
+        << "the third close returned without its sync";
+    config.faults->let_syncs_go();
+    EXPECT_EQ(closing.get(), 0);
+    for (int waited_ms = 0; waited_ms < 10'000 && descriptors_naming(dir / "stream0") > 0;
+         waited_ms += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(descriptors_naming(dir / "stream0"), 0);
+    EXPECT_EQ(descriptors_naming(dir / "stream1"), 0);
+    ASSERT_EQ(tier->flush_all(), 0);
+    config.faults->crash(4);
+    for (unsigned i = 0; i < 3; ++i)
+        EXPECT_EQ(read_file(dir / ("stream" + std::to_string(i))), bytes[i]) << "stream " << i;
 }
 
 // A 64-line cache whose prefetch worker follows streams, with home reads of 50 ms each.

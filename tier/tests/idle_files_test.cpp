@@ -153,67 +153,6 @@ TEST(IdleFiles, AFileInTheInodeOfAReleasedOneIsReadAfresh) {
     }
 }
 
-// Every file released at its last close; a stream goes past the cache after its first line.
-TierConfig releasing_with_bypass(const ScratchDir& dir) {
-    TierConfig config = small_config(dir);
-    config.idle_files = 0;
-    config.sequential_cutoff = line;
-    config.faults = std::make_shared<IoFaults>();
-    return config;
-}
-
-// Writes `bytes` to a new file at `path` as one stream, a line a call, and leaves it open: its
-// first line, which the cache takes, is written home and synced at once, so that no write-back at
-// the close syncs the rest, which goes home past the cache. -1 on failure.
-int write_stream_past_the_cache(TierCache& tier, const std::filesystem::path& path,
-                                const std::vector<char>& bytes) {
-    const int h = tier.open_file(path, O_CREAT | O_RDWR);
-    for (std::size_t at = 0; h >= 0 && at < bytes.size(); at += line) {
-        if (tier.pwrite(h, bytes.data() + at, line, static_cast<off_t>(at)) !=
-            static_cast<ssize_t>(line))
-            return -1;
-        if (at == 0 && tier.fsync(h) != 0) return -1;
-    }
-    return tier.stats().bypassed_bytes == bytes.size() - line ? h : -1;
-}
-
-// Bytes that went home past the cache (the sequential bypass) of a file released before the
-// engine's flush_all survive a power cut after it, as those of a file the engine kept open do: the
-// release synced them.
-TEST(IdleFiles, BytesOfAReleasedFileAreDurableAfterFlushAll) {
-    ScratchDir dir;
-    const TierConfig config = releasing_with_bypass(dir);
-    const auto path = dir / "stream.bin";
-    const std::vector<char> bytes = pattern(64 * line, 11);
-    auto tier = TierCache::open(config);
-    const int h = write_stream_past_the_cache(*tier, path, bytes);
-    ASSERT_GE(h, 0);
-    ASSERT_EQ(tier->close(h), 0);
-    ASSERT_EQ(descriptors_naming(path), 0);
-    ASSERT_EQ(tier->flush_all(), 0);
-    config.faults->crash(3);
-    EXPECT_EQ(read_file(path), bytes);
-}
-
-// When that sync fails the file keeps its descriptor, and flush_all reports the failure until the
-// device works again.
-TEST(IdleFiles, AFileWhoseSyncFailsAtItsReleaseKeepsItsDescriptor) {
-    ScratchDir dir;
-    const TierConfig config = releasing_with_bypass(dir);
-    const auto path = dir / "stream.bin";
-    const std::vector<char> bytes = pattern(8 * line, 12);
-    auto tier = TierCache::open(config);
-    const int h = write_stream_past_the_cache(*tier, path, bytes);
-    ASSERT_GE(h, 0);
-    config.faults->fail_now({FileRole::home});
-    ASSERT_EQ(tier->close(h), 0); // nothing was dirty in the cache
-    EXPECT_GT(descriptors_naming(path), 0);
-    EXPECT_EQ(tier->flush_all(), -EIO);
-    config.faults->clear_failures();
-    EXPECT_EQ(tier->flush_all(), 0);
-    EXPECT_EQ(read_file(path), bytes);
-}
-
 // A released file whose lines have all left the cache is forgotten: 400 files of 3 lines made one
 // at a time through a 16-line cache leave the engine knowing at most the idle ones and those with
 // lines cached, and the journal's rewrites leave the forgotten files' records out (before, the

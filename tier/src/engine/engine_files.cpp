@@ -167,7 +167,7 @@ int Engine::close(int handle) {
     idle = idle && file->unfinished_cut < 0 && !file->truncate_done_unrecorded;
     if (idle) list_idle_locked(*file, status.links == 0);
     lock.unlock();
-    if (idle) release_idle_files();
+    if (idle) release_idle_files(false);
     return flushed;
 }
 

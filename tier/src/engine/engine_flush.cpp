@@ -138,12 +138,18 @@ void Engine::flusher_loop() {
     double next_deleted_files_check = now() + deleted_files_check_seconds;
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-        flusher_wake_.wait_for(lock, interval);
-        if (!stopping_ && now() >= next_deleted_files_check) {
+        // A close that left a release to it may have asked before this thread first waited.
+        if (!idle_release_wanted_) flusher_wake_.wait_for(lock, interval);
+        const bool check_deleted = now() >= next_deleted_files_check;
+        if (!stopping_ && (check_deleted || idle_release_wanted_)) {
+            idle_release_wanted_ = false;
             lock.unlock();
-            release_deleted_idle_files();
+            if (check_deleted) mark_deleted_idle_files();
+            // Also retries a release that found a descriptor in use: no close of a deleted file
+            // may ever come to retry it.
+            release_idle_files(true);
             lock.lock();
-            next_deleted_files_check = now() + deleted_files_check_seconds;
+            if (check_deleted) next_deleted_files_check = now() + deleted_files_check_seconds;
         }
         while (!stopping_) {
             const bool pressure = dirty_count_ * 2 > max_dirty_ || slot_waiters_ > 0;

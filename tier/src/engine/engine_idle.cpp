@@ -1,7 +1,7 @@
 // Idle home files (engine_impl.hpp): a file whose last handle closed with every line home keeps its
 // descriptors for a while, so that opening it again costs no open(2); beyond TierConfig::idle_files
 // idle files, the longest idle are released (their descriptors closed), and a deleted file at once:
-// at its last close, or within a second of its deletion (release_deleted_idle_files), with its
+// at its last close, or within a second of its deletion (mark_deleted_idle_files), with its
 // cached lines, as nobody can ask for them again. Before session 33 the engine kept a descriptor of
 // every file it had ever opened: a program that opened and closed files one at a time ran out of
 // descriptors after about as many files as its limit (1,024 by default), and a deleted file's
@@ -51,7 +51,17 @@ bool Engine::forget_unused_locked(HomeFile& file) {
     return true;
 }
 
-void Engine::release_idle_files() {
+std::shared_ptr<HomeFile> Engine::next_to_release_locked(const std::vector<std::uint32_t>& busy) {
+    for (const std::uint32_t id : idle_files_) {
+        if (std::find(busy.begin(), busy.end(), id) != busy.end()) continue;
+        const auto& file = files_.at(id);
+        // Deleted files come first in the list: past them, only the bound releases a file.
+        return file->unlinked || idle_files_.size() > config_.idle_files ? file : nullptr;
+    }
+    return nullptr;
+}
+
+void Engine::release_idle_files(bool may_sync) {
     // Files released earlier whose last line has been evicted since.
     std::vector<std::uint32_t> without_lines;
     {
@@ -64,17 +74,32 @@ void Engine::release_idle_files() {
             if (const auto it = files_.find(id); it != files_.end())
                 (void)forget_unused_locked(*it->second);
     }
+    // Files whose descriptor the prefetch worker, flush_all or the flusher's sync is using: the
+    // next in line goes instead, and the flusher's next round (within a second) retries them.
+    std::vector<std::uint32_t> busy;
     for (;;) {
         std::shared_ptr<HomeFile> victim;
         std::uint64_t stamp = 0;
         bool unlinked = false;
         {
             std::shared_lock files(files_mutex_);
-            if (idle_files_.empty()) return;
-            victim = files_.at(idle_files_.front());
-            if (idle_files_.size() <= config_.idle_files && !victim->unlinked) return;
+            victim = next_to_release_locked(busy);
+            if (!victim) return;
             stamp = victim->idle_stamp;
             unlinked = victim->unlinked;
+            // The sync may take seconds on a slow home device, and this close's caller never
+            // wrote that file: the flusher makes it. Past twice the bound, so that a program
+            // closing files faster than their syncs end does not run out of descriptors, the
+            // close makes it.
+            if (!may_sync && !unlinked && victim->home_unsynced &&
+                idle_files_.size() <= 2 * config_.idle_files) {
+                {
+                    std::lock_guard table(mutex_);
+                    idle_release_wanted_ = true;
+                }
+                flusher_wake_.notify_one();
+                return;
+            }
         }
         // Bytes that went home past the write-back are synced first, as flush_all would have
         // synced them had the engine kept the descriptor; outside the lock, as the home device
@@ -98,15 +123,17 @@ void Engine::release_idle_files() {
             unlist_idle_locked(*victim);
             continue;
         }
-        // The prefetch worker or flush_all is using the descriptor: a later close releases it.
-        if (!victim->io.try_close()) return;
+        if (!victim->io.try_close()) {
+            busy.push_back(victim->id);
+            continue;
+        }
         unlist_idle_locked(*victim);
         victim->writable = false;
         (void)forget_unused_locked(*victim);
     }
 }
 
-void Engine::release_deleted_idle_files() {
+void Engine::mark_deleted_idle_files() {
     std::vector<std::shared_ptr<HomeFile>> named;
     {
         std::shared_lock files(files_mutex_);
@@ -122,9 +149,6 @@ void Engine::release_deleted_idle_files() {
         std::unique_lock files(files_mutex_);
         if (file->idle_entry && !file->unlinked) list_idle_locked(*file, true);
     }
-    // Also retries a deleted file whose release found its descriptor in use: no close of it may
-    // ever come to retry it.
-    release_idle_files();
 }
 
 } // namespace iosig::tier::detail

@@ -103,10 +103,15 @@ private:
     void unlist_idle_locked(HomeFile& file);
     // Closes the descriptors of the longest-idle files beyond TierConfig::idle_files, and of a
     // deleted one, and forgets released files with no line left in the cache; no lock held.
-    void release_idle_files();
-    // Marks the idle files whose last name has gone since their last close deleted, and releases
-    // them; no lock held. The flusher calls it once a second.
-    void release_deleted_idle_files();
+    // Without `may_sync` (a close), a file that needs a sync before its release is left to the
+    // flusher thread, unless the idle files are past twice their bound.
+    void release_idle_files(bool may_sync);
+    // With files_mutex_ held: the idle file to release next, passing over `busy`: a deleted one,
+    // or the longest idle beyond the bound; null when none is due.
+    std::shared_ptr<HomeFile> next_to_release_locked(const std::vector<std::uint32_t>& busy);
+    // Marks the idle files whose last name has gone since their last close deleted; no lock
+    // held. The flusher calls it once a second, then release_idle_files.
+    void mark_deleted_idle_files();
     // With files_mutex_ held exclusively: forgets the file if it is released and has no line in
     // the cache (its id is not used again). Whether it did.
     bool forget_unused_locked(HomeFile& file);
@@ -302,6 +307,7 @@ private:
     std::thread flusher_;
     std::condition_variable flusher_wake_;
     bool stopping_ = false;
+    bool idle_release_wanted_ = false; // (mutex_) a close left a release to the flusher
 
     // Prefetch.
     struct Prefetched {

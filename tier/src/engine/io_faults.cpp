@@ -138,9 +138,23 @@ int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int
     return 0;
 }
 
-int IoFaults::before_sync(FileRole role) {
+void IoFaults::hold_syncs(FileRole role) {
     std::lock_guard lock(mutex_);
+    held_syncs_.insert(role);
+}
+
+void IoFaults::let_syncs_go() {
+    {
+        std::lock_guard lock(mutex_);
+        held_syncs_.clear();
+    }
+    syncs_let_go_.notify_all();
+}
+
+int IoFaults::before_sync(FileRole role) {
+    std::unique_lock lock(mutex_);
     ++syncs_[role];
+    syncs_let_go_.wait(lock, [&] { return !held_syncs_.contains(role); });
     if (!failed_ || !fail_roles_.contains(role)) return 0;
     ++injected_;
     return -EIO;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -132,6 +133,10 @@ public:
     std::uint64_t reads(FileRole role) const;
     // fdatasyncs of files of `role` (each a device cache flush on real hardware).
     std::uint64_t syncs(FileRole role) const;
+    // Every fdatasync of files of `role`, once counted, waits until let_syncs_go(): a device
+    // whose cache flush takes as long as a test needs.
+    void hold_syncs(FileRole role);
+    void let_syncs_go();
 
     // Simulates a power loss: every write not covered by a later fdatasync of its file is lost or
     // kept, independently per 4 KiB block (probability 1/2, from `seed`), and a file that grew
@@ -168,6 +173,8 @@ private:
     std::map<FileRole, std::chrono::microseconds> delay_;
     std::map<FileRole, std::uint64_t> reads_;
     std::map<FileRole, std::uint64_t> syncs_;
+    std::set<FileRole> held_syncs_;
+    std::condition_variable syncs_let_go_;
     std::map<FileRole, std::chrono::microseconds> read_delay_;
     std::uint64_t counted_ = 0;
     std::uint64_t fail_at_ = 0; // 0 = never
