@@ -1,7 +1,7 @@
 // When an idle file is released: a deleted file at once (at its last close, or within a second of
-// its deletion, with its cached lines); one with bytes to sync after the sync, made by the flusher
-// thread unless the idle files are twice their bound; one the prefetch worker is reading after the
-// read. The rest of idle files: idle_files_test.cpp.
+// its deletion, with its cached lines); one with bytes to sync after the sync, made by the releaser
+// thread unless the idle files are twice their bound, while the write-back goes on; one the
+// prefetch worker is reading after the read. The rest of idle files: idle_files_test.cpp.
 #include "engine_fixture.hpp"
 
 #include <fcntl.h>
@@ -140,7 +140,7 @@ TEST(IdleFiles, AFileWhoseSyncFailsAtItsReleaseKeepsItsDescriptor) {
 
 // The sync a release needs is not paid by the close of another file: with one idle file allowed,
 // the close of a file only read (nothing of its own to sync) returns while the home device holds
-// the sync of the stream written before, which the flusher thread makes, and releases, meanwhile
+// the sync of the stream written before, which the releaser thread makes, and releases, meanwhile
 // (before session 34 that close made the sync itself: seconds on a slow device, for a file it never
 // wrote). The stream's bytes are durable after flush_all all the same.
 TEST(IdleFiles, TheSyncBeforeAReleaseIsNotPaidByTheCloseOfAnotherFile) {
@@ -177,11 +177,61 @@ TEST(IdleFiles, TheSyncBeforeAReleaseIsNotPaidByTheCloseOfAnotherFile) {
     EXPECT_EQ(read_file(stream), bytes);
 }
 
+// Whether `done()` holds within 10 s.
+template <typename Condition>
+bool within_ten_seconds(Condition done) {
+    for (int waited_ms = 0; waited_ms < 10'000 && !done(); waited_ms += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return done();
+}
+
+// Lines of other files go home while a release's sync waits (on a slow device): the thread that
+// makes that sync is not the one that writes dirty lines back (before session 35 the flusher made
+// both, so a sync of seconds on a slow device stopped all write-back, and writers of other files
+// waited on the dirty bound meanwhile).
+TEST(IdleFiles, TheWriteBackGoesOnWhileAReleaseWaitsForItsSync) {
+    ScratchDir dir;
+    TierConfig config = releasing_with_bypass(dir);
+    config.idle_files = 1;
+    config.writeback_delay = 0.05;
+    const auto stream = dir / "stream.bin";
+    const std::vector<char> bytes = pattern(64 * line, 18);
+    write_file(dir / "other", pattern(line, 19));
+    auto tier = TierCache::open(config);
+    const int h = write_stream_past_the_cache(*tier, stream, bytes);
+    ASSERT_GE(h, 0);
+    ASSERT_EQ(tier->close(h), 0);
+    const std::uint64_t syncs = config.faults->syncs(FileRole::home);
+    config.faults->hold_syncs(stream);
+    const int other = tier->open_file(dir / "other", O_RDONLY);
+    ASSERT_GE(other, 0);
+    ASSERT_EQ(tier->close(other), 0); // two files idle: the stream is released, after its sync
+    if (!within_ten_seconds([&] { return config.faults->syncs(FileRole::home) > syncs; })) {
+        config.faults->let_syncs_go();
+        FAIL() << "nobody synced the stream";
+    }
+    const int written = tier->open_file(dir / "written", O_CREAT | O_RDWR);
+    ASSERT_GE(written, 0);
+    const std::vector<char> line_bytes = pattern(line, 20);
+    ASSERT_EQ(tier->pwrite(written, line_bytes.data(), line, 0), static_cast<ssize_t>(line));
+    const bool written_back = within_ten_seconds([&] { return tier->stats().dirty_lines == 0; });
+    const bool stream_still_syncing = descriptors_naming(stream) > 0;
+    const std::vector<char> home_bytes = read_file(dir / "written");
+    config.faults->let_syncs_go();
+    EXPECT_TRUE(written_back) << "the line waited for the stream's sync to be written home";
+    EXPECT_TRUE(stream_still_syncing) << "the stream was released before its sync ended";
+    EXPECT_EQ(home_bytes, line_bytes);
+    ASSERT_EQ(tier->close(written), 0);
+    ASSERT_EQ(tier->flush_all(), 0);
+    config.faults->crash(3);
+    EXPECT_EQ(read_file(stream), bytes);
+}
+
 // Past twice the bound the close makes the sync itself, so that a program closing streams faster
 // than the home device syncs them holds a bounded number of descriptors: with one idle file
-// allowed and home syncs held, the second stream's close leaves the first's sync to the flusher
+// allowed and home syncs held, the second stream's close leaves the first's sync to the releaser
 // (which then waits on it), and the third stream's close, with three files idle, syncs the second
-// itself, passing over the first, whose descriptor the flusher is using (before, a release that
+// itself, passing over the first, whose descriptor the releaser is using (before, a release that
 // found a descriptor in use gave up altogether, and the close returned holding all three).
 TEST(IdleFiles, PastTwiceTheBoundTheCloseMakesTheSyncItself) {
     ScratchDir dir;
@@ -211,7 +261,7 @@ TEST(IdleFiles, PastTwiceTheBoundTheCloseMakesTheSyncItself) {
         FAIL() << "the second close waited for the first stream's sync";
     }
     EXPECT_EQ(second.get(), 0);
-    EXPECT_TRUE(wait_for_syncs(syncs + 1)) << "the flusher did not sync the first stream";
+    EXPECT_TRUE(wait_for_syncs(syncs + 1)) << "the releaser did not sync the first stream";
     auto closing = std::async(std::launch::async, [&] { return tier->close(handles[2]); });
     EXPECT_TRUE(wait_for_syncs(syncs + 2)) << "the third close did not sync the second stream";
     EXPECT_EQ(closing.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout)

@@ -132,25 +132,9 @@ int Engine::flush_all() {
 void Engine::flusher_loop() {
     const auto interval =
         std::chrono::duration<double>(std::clamp(config_.writeback_delay / 2, 0.005, 1.0));
-    // A deleted idle file's blocks stay allocated while the engine holds its descriptor: a second
-    // is about as long as a program that deletes and recreates files may wait for the space.
-    constexpr double deleted_files_check_seconds = 1.0;
-    double next_deleted_files_check = now() + deleted_files_check_seconds;
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-        // A close that left a release to it may have asked before this thread first waited.
-        if (!idle_release_wanted_) flusher_wake_.wait_for(lock, interval);
-        const bool check_deleted = now() >= next_deleted_files_check;
-        if (!stopping_ && (check_deleted || idle_release_wanted_)) {
-            idle_release_wanted_ = false;
-            lock.unlock();
-            if (check_deleted) mark_deleted_idle_files();
-            // Also retries a release that found a descriptor in use: no close of a deleted file
-            // may ever come to retry it.
-            release_idle_files(true);
-            lock.lock();
-            if (check_deleted) next_deleted_files_check = now() + deleted_files_check_seconds;
-        }
+        flusher_wake_.wait_for(lock, interval);
         while (!stopping_) {
             const bool pressure = dirty_count_ * 2 > max_dirty_ || slot_waiters_ > 0;
             const double ripe = now() - config_.writeback_delay;

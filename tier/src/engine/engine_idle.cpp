@@ -11,6 +11,8 @@
 // another file or another program changed it.
 #include "engine_impl.hpp"
 
+#include <chrono>
+
 namespace iosig::tier::detail {
 
 void Engine::list_idle_locked(HomeFile& file, bool unlinked) {
@@ -74,8 +76,9 @@ void Engine::release_idle_files(bool may_sync) {
             if (const auto it = files_.find(id); it != files_.end())
                 (void)forget_unused_locked(*it->second);
     }
-    // Files whose descriptor the prefetch worker, flush_all or the flusher's sync is using: the
-    // next in line goes instead, and the flusher's next round (within a second) retries them.
+    // Files whose descriptor the prefetch worker, flush_all, the write-back or another release's
+    // sync is using: the
+    // next in line goes instead, and the releaser's next round (within a second) retries them.
     std::vector<std::uint32_t> busy;
     for (;;) {
         std::shared_ptr<HomeFile> victim;
@@ -88,16 +91,16 @@ void Engine::release_idle_files(bool may_sync) {
             stamp = victim->idle_stamp;
             unlinked = victim->unlinked;
             // The sync may take seconds on a slow home device, and this close's caller never
-            // wrote that file: the flusher makes it. Past twice the bound, so that a program
-            // closing files faster than their syncs end does not run out of descriptors, the
-            // close makes it.
+            // wrote that file: the releaser thread makes it. Past twice the bound, so that a
+            // program closing files faster than their syncs end does not run out of
+            // descriptors, the close makes it.
             if (!may_sync && !unlinked && victim->home_unsynced &&
                 idle_files_.size() <= 2 * config_.idle_files) {
                 {
-                    std::lock_guard table(mutex_);
-                    idle_release_wanted_ = true;
+                    std::lock_guard release(release_mutex_);
+                    release_wanted_ = true;
                 }
-                flusher_wake_.notify_one();
+                release_wake_.notify_one();
                 return;
             }
         }
@@ -130,6 +133,29 @@ void Engine::release_idle_files(bool may_sync) {
         unlist_idle_locked(*victim);
         victim->writable = false;
         (void)forget_unused_locked(*victim);
+    }
+}
+
+void Engine::releaser_loop() {
+    // A deleted idle file's blocks stay allocated while the engine holds its descriptor: a second
+    // is about as long as a program that deletes and recreates files may wait for the space.
+    constexpr auto round = std::chrono::seconds(1);
+    auto next_round = std::chrono::steady_clock::now() + round;
+    std::unique_lock lock(release_mutex_);
+    while (!releaser_stopping_) {
+        // A close's request may have come before this thread first waited.
+        release_wake_.wait_until(lock, next_round,
+                                 [&] { return release_wanted_ || releaser_stopping_; });
+        if (releaser_stopping_) break;
+        const bool round_due = std::chrono::steady_clock::now() >= next_round;
+        release_wanted_ = false;
+        lock.unlock();
+        if (round_due) mark_deleted_idle_files();
+        // Also retries a release that found a descriptor in use: no close of a deleted file may
+        // ever come to retry it.
+        release_idle_files(true);
+        lock.lock();
+        if (round_due) next_round = std::chrono::steady_clock::now() + round;
     }
 }
 

@@ -1,7 +1,7 @@
 // The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, recovery, shutdown),
 // engine_files.cpp (home files and handles: open_file, close, close-to-open consistency),
 // engine_lines.cpp (line allocation, fills, leases, marking lines dirty, the journal's commit),
-// engine_idle.cpp (releasing and forgetting files no handle has open),
+// engine_idle.cpp (releasing and forgetting files no handle has open, the releaser thread),
 // engine_data.cpp (the read/write paths), engine_truncate.cpp (ftruncate), engine_writeback.cpp
 // (the write-back of a set of lines), engine_flush.cpp (fsync, flush_all, commit, the flusher
 // thread), engine_compaction.cpp (the journal's rewrite) and engine_prefetch.cpp (the prefetch
@@ -9,11 +9,11 @@
 //
 // Locking, outermost first: HomeFile::append_mutex (appends and truncates) -> HomeFile::ranges
 // (the bytes of a read, write or truncate, for the whole call) -> files_mutex_ (home files and
-// handles) -> mutex_ (line table, policy, index, dirty accounting, journal appends) -> the
-// per-line LineLock (line data in the cache file: shared for readers and write-back snapshots,
-// exclusive for writers and fills). A line is pinned (pins > 0) by every thread that holds or
-// waits for its data lock; pinned lines are never evicted, and a slot changes owner only while
-// unpinned and clean.
+// handles) -> release_mutex_ (the releaser's requests; never with mutex_) or mutex_ (line table,
+// policy, index, dirty accounting, journal appends) -> the per-line LineLock (line data in the
+// cache file: shared for readers and write-back snapshots, exclusive for writers and fills). A line
+// is pinned (pins > 0) by every thread that holds or waits for its data lock; pinned lines are
+// never evicted, and a slot changes owner only while unpinned and clean.
 #pragma once
 
 #include "../flat_map.hpp"
@@ -104,13 +104,16 @@ private:
     // Closes the descriptors of the longest-idle files beyond TierConfig::idle_files, and of a
     // deleted one, and forgets released files with no line left in the cache; no lock held.
     // Without `may_sync` (a close), a file that needs a sync before its release is left to the
-    // flusher thread, unless the idle files are past twice their bound.
+    // releaser thread, unless the idle files are past twice their bound.
     void release_idle_files(bool may_sync);
+    // The releaser thread: the releases a close left to it, and once a second the deleted idle
+    // files and a retry of releases that found a descriptor in use.
+    void releaser_loop();
     // With files_mutex_ held: the idle file to release next, passing over `busy`: a deleted one,
     // or the longest idle beyond the bound; null when none is due.
     std::shared_ptr<HomeFile> next_to_release_locked(const std::vector<std::uint32_t>& busy);
     // Marks the idle files whose last name has gone since their last close deleted; no lock
-    // held. The flusher calls it once a second, then release_idle_files.
+    // held. The releaser calls it once a second, then release_idle_files.
     void mark_deleted_idle_files();
     // With files_mutex_ held exclusively: forgets the file if it is released and has no line in
     // the cache (its id is not used again). Whether it did.
@@ -307,7 +310,14 @@ private:
     std::thread flusher_;
     std::condition_variable flusher_wake_;
     bool stopping_ = false;
-    bool idle_release_wanted_ = false; // (mutex_) a close left a release to the flusher
+
+    // Releases of idle files (engine_idle.cpp): a thread of their own, as the sync before a
+    // release may take seconds on a slow home device, and the flusher must not wait for it.
+    std::thread releaser_;
+    std::mutex release_mutex_;
+    std::condition_variable release_wake_;
+    bool release_wanted_ = false;    // (release_mutex_) a close left a release to the releaser
+    bool releaser_stopping_ = false; // (release_mutex_)
 
     // Prefetch.
     struct Prefetched {

@@ -201,6 +201,7 @@ void Engine::start() {
     if (!config_.faults && io_uring_queue_init(std::max(4u, config_.queue_depth), &ring_, 0) == 0)
         uring_ = true;
     flusher_ = std::thread([this] { flusher_loop(); });
+    releaser_ = std::thread([this] { releaser_loop(); });
     if (prefetch_pool_) prefetcher_ = std::thread([this] { prefetch_loop(); });
 }
 
@@ -216,7 +217,13 @@ void Engine::stop_threads() {
         prefetch_stopping_ = true;
     }
     prefetch_wake_.notify_all();
+    {
+        std::lock_guard lock(release_mutex_);
+        releaser_stopping_ = true;
+    }
+    release_wake_.notify_all();
     if (flusher_.joinable()) flusher_.join();
+    if (releaser_.joinable()) releaser_.join();
     if (prefetcher_.joinable()) prefetcher_.join();
 }
 

@@ -127,7 +127,7 @@ ssize_t File::pwritev(std::vector<iovec> parts, off_t offset) {
 
 int File::fdatasync() {
     if (faults_) {
-        if (const int e = faults_->before_sync(role_); e < 0) return e;
+        if (const int e = faults_->before_sync(role_, path_); e < 0) return e;
     }
     // One call for both descriptors: they share the inode, so fdatasync on either writes back the
     // page cache of the buffered tails and flushes the device's cache. Two calls cost a second

@@ -143,18 +143,27 @@ void IoFaults::hold_syncs(FileRole role) {
     held_syncs_.insert(role);
 }
 
+void IoFaults::hold_syncs(const std::filesystem::path& file) {
+    std::error_code unknown;
+    const auto canonical = std::filesystem::weakly_canonical(file, unknown);
+    std::lock_guard lock(mutex_);
+    held_file_syncs_.insert(unknown ? file : canonical);
+}
+
 void IoFaults::let_syncs_go() {
     {
         std::lock_guard lock(mutex_);
         held_syncs_.clear();
+        held_file_syncs_.clear();
     }
     syncs_let_go_.notify_all();
 }
 
-int IoFaults::before_sync(FileRole role) {
+int IoFaults::before_sync(FileRole role, const std::filesystem::path& path) {
     std::unique_lock lock(mutex_);
     ++syncs_[role];
-    syncs_let_go_.wait(lock, [&] { return !held_syncs_.contains(role); });
+    syncs_let_go_.wait(
+        lock, [&] { return !held_syncs_.contains(role) && !held_file_syncs_.contains(path); });
     if (!failed_ || !fail_roles_.contains(role)) return 0;
     ++injected_;
     return -EIO;

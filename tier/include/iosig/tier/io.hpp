@@ -136,6 +136,9 @@ public:
     // Every fdatasync of files of `role`, once counted, waits until let_syncs_go(): a device
     // whose cache flush takes as long as a test needs.
     void hold_syncs(FileRole role);
+    // The same for the fdatasyncs of one file, by the path the engine opened it by: a file that
+    // alone sits on a slow device.
+    void hold_syncs(const std::filesystem::path& file);
     void let_syncs_go();
 
     // Simulates a power loss: every write not covered by a later fdatasync of its file is lost or
@@ -164,7 +167,7 @@ private:
     // Returns -EIO when the write must fail; otherwise records the undo information.
     int before_write(FileRole role, const std::filesystem::path& path, int buffered_fd,
                      std::size_t count, off_t offset);
-    int before_sync(FileRole role);
+    int before_sync(FileRole role, const std::filesystem::path& path);
     int before_read(FileRole role); // -EIO when the read must fail
     void after_sync(const std::filesystem::path& path, int buffered_fd);
 
@@ -174,6 +177,7 @@ private:
     std::map<FileRole, std::uint64_t> reads_;
     std::map<FileRole, std::uint64_t> syncs_;
     std::set<FileRole> held_syncs_;
+    std::set<std::filesystem::path> held_file_syncs_;
     std::condition_variable syncs_let_go_;
     std::map<FileRole, std::chrono::microseconds> read_delay_;
     std::uint64_t counted_ = 0;
