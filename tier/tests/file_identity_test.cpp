@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <thread>
 
 namespace iosig::tier {
@@ -31,6 +32,11 @@ using test_support::small_config;
 using test_support::write_file;
 
 constexpr std::size_t line = 4096;
+
+std::uint64_t inode_of(const std::filesystem::path& path) {
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
 
 // Opens `path` through `tier`, reads it whole (its lines enter the cache), writes `bytes` at 0 and
 // closes it: the engine then holds the file's lines, clean.
@@ -148,6 +154,77 @@ TEST(FileIdentity, RecoveryNeverWritesALineIntoTheFileThatReplacedItsOwn) {
     EXPECT_EQ(tier->recovery().dirty_lines, 1u);
     EXPECT_EQ(tier->recovery().lines_written_home, 0u);
     EXPECT_EQ(tier->recovery().lines_of_replaced_files, 1u);
+}
+
+// The same when the file at the path is a new one in the old one's inode: a program that deletes
+// its output after the crash and writes it afresh gets the old inode number back on ext4, and
+// recovery tells the two apart by their birth times (before session 35 it compared the inode
+// number alone, and wrote the old file's line into the new one).
+TEST(FileIdentity, RecoveryNeverWritesALineIntoANewFileInTheInodeOfItsOwn) {
+    ScratchDir dir(ScratchDir::On::disk);
+    const auto path = dir / "data.bin";
+    write_file(path, pattern(4 * line, 1));
+    const std::uint64_t old_inode = inode_of(path);
+    {
+        auto tier = TierCache::open(four_line_config(dir, nullptr)); // nothing goes home
+        const int h = tier->open_file(path, O_RDWR);
+        ASSERT_GE(h, 0);
+        const std::vector<char> dirty = pattern(line, 2);
+        ASSERT_EQ(tier->pwrite(h, dirty.data(), line, line), static_cast<ssize_t>(line));
+        ASSERT_EQ(tier->commit(), 0);
+        tier->abandon();
+    } // the engine's descriptors closed: the inode is free once its name goes
+    std::filesystem::remove(path);
+    const std::vector<char> replacement = pattern(3 * line, 3);
+    write_file(path, replacement);
+    if (inode_of(path) != old_inode)
+        GTEST_SKIP() << "the file system gave the new file another inode than the deleted one's ("
+                     << inode_of(path) << ", not " << old_inode << "): nothing to tell apart";
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    EXPECT_EQ(read_file(path), replacement);
+    EXPECT_EQ(tier->recovery().dirty_lines, 1u);
+    EXPECT_EQ(tier->recovery().lines_written_home, 0u);
+    EXPECT_EQ(tier->recovery().lines_of_replaced_files, 1u);
+}
+
+// A file the engine released keeps its lines and its identity, and ext4 may give its inode number
+// to a new file at its path: the engine reads the new file afresh, and journals it with its own
+// birth time, so that a line written to it and dirty at a crash is recovered into it (with the
+// old file's birth time in the journal, recovery would take it for another file and drop the
+// line).
+TEST(FileIdentity, ALineOfANewFileInAReleasedFilesInodeIsRecoveredIntoIt) {
+    ScratchDir dir(ScratchDir::On::disk);
+    const auto path = dir / "data.bin";
+    write_file(path, pattern(4 * line, 1));
+    const std::uint64_t old_inode = inode_of(path);
+    TierConfig config = four_line_config(dir, nullptr); // nothing goes home
+    config.idle_files = 0;                              // released at its last close
+    const std::vector<char> replacement = pattern(3 * line, 3);
+    const std::vector<char> dirty = pattern(line, 2);
+    {
+        auto tier = TierCache::open(config);
+        int h = tier->open_file(path, O_RDONLY);
+        ASSERT_GE(h, 0);
+        ASSERT_EQ(read_through(*tier, h, 4 * line), pattern(4 * line, 1));
+        ASSERT_EQ(tier->close(h), 0);
+        std::filesystem::remove(path);
+        write_file(path, replacement);
+        if (inode_of(path) != old_inode)
+            GTEST_SKIP() << "the file system gave the new file another inode than the deleted "
+                            "one's: nothing to tell apart";
+        h = tier->open_file(path, O_RDWR);
+        ASSERT_GE(h, 0);
+        ASSERT_EQ(read_through(*tier, h, 4 * line), replacement);
+        ASSERT_EQ(tier->pwrite(h, dirty.data(), line, line), static_cast<ssize_t>(line));
+        ASSERT_EQ(tier->commit(), 0);
+        tier->abandon();
+    }
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    std::vector<char> expected = replacement;
+    std::copy(dirty.begin(), dirty.end(), expected.begin() + line);
+    EXPECT_EQ(read_file(path), expected);
+    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
+    EXPECT_EQ(tier->recovery().lines_of_replaced_files, 0u);
 }
 
 // The same after the journal was rewritten (past 1 KiB) since the file was opened: the rewritten
@@ -279,29 +356,64 @@ TEST(FileIdentity, AFileOpenedForWritingWhileItIsReadLosesNoRead) {
     }
 }
 
-// A journal written before session 32 names its files by path alone (FILE records): replay still
-// reads them, with no inode to check; a FILE_AT_INODE record gives both.
-TEST(FileIdentity, AJournalOfPathsAloneIsStillRead) {
+// A rewrite keeps each file's inode and birth time, and the path it was named by last.
+TEST(FileIdentity, ARewriteKeepsEachFilesIdentity) {
+    ScratchDir dir;
+    detail::Journal journal(dir / "cache.journal", nullptr);
+    ASSERT_EQ(journal.reset(4096, 8), 0);
+    ASSERT_GT(journal.append_file(1, "/data/first.bin", {77, 1'700'000'000'000'000'001}), 0);
+    ASSERT_GT(journal.append_file(2, "/data/second.bin", {78, 0}), 0);
+    ASSERT_GT(journal.append_file(1, "/data/first-renamed.bin", {77, 1'700'000'000'000'000'001}),
+              0);
+    ASSERT_GT(journal.append_dirty(0, 1, 3, 4 * 4096), 0);
+    journal.begin_rewrite();
+    double held = 0;
+    ASSERT_EQ(journal.finish_rewrite({{0, detail::DirtyRecord{1, 3}}}, [] { return 0; }, held), 0);
+    const detail::JournalState state = journal.replay();
+    ASSERT_TRUE(state.valid);
+    EXPECT_EQ(state.files.at(1), "/data/first-renamed.bin");
+    EXPECT_EQ(state.identities.at(1).inode, 77u);
+    EXPECT_EQ(state.identities.at(1).born_ns, 1'700'000'000'000'000'001);
+    EXPECT_EQ(state.files.at(2), "/data/second.bin");
+    EXPECT_EQ(state.identities.at(2).inode, 78u);
+    EXPECT_EQ(state.identities.at(2).born_ns, 0);
+}
+
+// A journal written before session 32 names its files by path alone (FILE records), one written
+// before session 35 by path and inode (FILE_AT_INODE): replay still reads both, with no inode or
+// birth time to check where the record has none; a FILE_BORN record gives all three.
+TEST(FileIdentity, JournalsOfEarlierFileRecordsAreStillRead) {
     ScratchDir dir;
     using namespace detail::journal_format;
     std::vector<char> bytes;
     const HeaderPayload h{magic, 4096, 8, version, 0};
     encode_record(bytes, header, &h, sizeof h);
-    const std::string old_path = "/data/old.bin";
-    std::vector<char> payload(4 + old_path.size());
-    const std::uint32_t old_id = 1;
-    std::memcpy(payload.data(), &old_id, 4);
-    std::memcpy(payload.data() + 4, old_path.data(), old_path.size());
-    encode_record(bytes, file, payload.data(), static_cast<std::uint16_t>(payload.size()));
-    const std::vector<char> named = file_payload(2, 77, "/data/new.bin");
-    encode_record(bytes, file_at_inode, named.data(), static_cast<std::uint16_t>(named.size()));
+    const auto record = [&](Type type, std::uint32_t id, const std::vector<char>& between,
+                            const std::string& path) {
+        std::vector<char> payload(4);
+        std::memcpy(payload.data(), &id, 4);
+        payload.insert(payload.end(), between.begin(), between.end());
+        payload.insert(payload.end(), path.begin(), path.end());
+        encode_record(bytes, type, payload.data(), static_cast<std::uint16_t>(payload.size()));
+    };
+    record(file, 1, {}, "/data/paths-alone.bin");
+    const std::uint64_t inode = 77;
+    std::vector<char> inode_bytes(8);
+    std::memcpy(inode_bytes.data(), &inode, 8);
+    record(file_at_inode, 2, inode_bytes, "/data/at-inode.bin");
+    const std::vector<char> born = file_payload(3, 78, 1'700'000'000'123'456'789, "/data/born.bin");
+    encode_record(bytes, file_born, born.data(), static_cast<std::uint16_t>(born.size()));
     write_file(dir / "cache.journal", bytes);
     const detail::JournalState state = detail::Journal(dir / "cache.journal", nullptr).replay();
     ASSERT_TRUE(state.valid);
-    EXPECT_EQ(state.files.at(1), old_path);
-    EXPECT_EQ(state.inodes.count(1), 0u);
-    EXPECT_EQ(state.files.at(2), "/data/new.bin");
-    EXPECT_EQ(state.inodes.at(2), 77u);
+    EXPECT_EQ(state.files.at(1), "/data/paths-alone.bin");
+    EXPECT_EQ(state.identities.count(1), 0u);
+    EXPECT_EQ(state.files.at(2), "/data/at-inode.bin");
+    EXPECT_EQ(state.identities.at(2).inode, 77u);
+    EXPECT_EQ(state.identities.at(2).born_ns, 0);
+    EXPECT_EQ(state.files.at(3), "/data/born.bin");
+    EXPECT_EQ(state.identities.at(3).inode, 78u);
+    EXPECT_EQ(state.identities.at(3).born_ns, 1'700'000'000'123'456'789);
 }
 
 } // namespace

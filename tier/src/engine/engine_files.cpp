@@ -74,10 +74,13 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         file = files_.at(id).get();
         if (file->idle_entry) unlist_idle_locked(*file);
         file->unlinked = false;
-        // Changed by another program since its last handle closed: the cached lines and the size
-        // are stale (before session 32 the engine served them). No call is in flight on it, as
-        // no handle is open, and handles opened meanwhile wait (`forgetting`).
-        if (file->handles == 0 && file->closed_version && *file->closed_version != version) {
+        // Changed by another program since its last handle closed, or another file in its inode
+        // number (a released file's may be handed out again): the cached lines and the size are
+        // stale (before session 32 the engine served them). No call is in flight on it, as no
+        // handle is open, and handles opened meanwhile wait (`forgetting`).
+        const bool reborn = status.born_ns != file->born_ns;
+        if (file->handles == 0 &&
+            (reborn || (file->closed_version && *file->closed_version != version))) {
             forget = true;
             std::lock_guard table(mutex_);
             file->forgetting = true;
@@ -89,12 +92,14 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             file->io.use(std::move(io));
             file->writable = writable;
         }
-        if (file->path != canonical.string()) {
-            // Recovery finds the file by the path it was opened by last (the first may be gone).
-            // mark_dirty reads the path under mutex_ alone.
+        if (file->path != canonical.string() || reborn) {
+            // Recovery finds the file by the path it was opened by last (the first may be gone),
+            // and writes into it only if it was born when the journal says. mark_dirty reads
+            // the path and the birth time under mutex_ alone.
             std::lock_guard table(mutex_);
             file->path = canonical.string();
-            journal_->append_file(id, file->path, file->inode);
+            file->born_ns = status.born_ns;
+            journal_->append_file(id, file->path, JournaledIdentity{file->inode, file->born_ns});
         }
     } else {
         if (!io) return -EAGAIN; // unreachable: the loop above brings a descriptor for a new file
@@ -102,6 +107,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         f->id = id = next_file_++;
         f->path = canonical.string();
         f->inode = identity.second;
+        f->born_ns = status.born_ns;
         f->device = identity.first;
         f->writable = writable;
         const off_t size = io->size();
@@ -114,7 +120,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             // lines is recorded dirty until the record is appended (mark_dirty), so its writes
             // go home meanwhile.
             std::lock_guard table(mutex_);
-            f->journaled = journal_->append_file(id, f->path, f->inode) > 0;
+            f->journaled =
+                journal_->append_file(id, f->path, JournaledIdentity{f->inode, f->born_ns}) > 0;
         }
         files_[id] = std::move(f);
         file_ids_[identity] = id;

@@ -320,7 +320,9 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
     bool size_unrecorded = false;
     if (!m.dirty) {
         if (!file.journaled) { // opened while the journal failed: named first
-            if (journal_->append_file(file.id, file.path, file.inode) < 0) return unrecorded_dirty;
+            if (journal_->append_file(file.id, file.path,
+                                      JournaledIdentity{file.inode, file.born_ns}) < 0)
+                return unrecorded_dirty;
             file.journaled = true;
         }
         // A failed append leaves no whole record (a torn one is overwritten by the next): the

@@ -61,10 +61,14 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
         std::unique_ptr<File> f;
         if (name != state.files.end())
             f = File::open(name->second, O_RDWR, 0, FileRole::home, false, config.faults, error);
-        // The inode alone: a device's number may change across a reboot, an inode's does not.
-        if (const auto inode = state.inodes.find(id); f && inode != state.inodes.end()) {
+        // The inode and its birth time: a device's number may change across a reboot, an
+        // inode's does not, and a file made after the crash may have the same inode number.
+        if (const auto journaled = state.identities.find(id);
+            f && journaled != state.identities.end()) {
+            const JournaledIdentity& was = journaled->second;
             FileStatus now;
-            if (f->status(now) < 0 || now.inode != inode->second) {
+            if (f->status(now) < 0 || now.inode != was.inode ||
+                (was.born_ns != 0 && now.born_ns != 0 && now.born_ns != was.born_ns)) {
                 f.reset();
                 replaced.insert(id);
             }

@@ -95,7 +95,12 @@ JournalState Journal::replay() {
         } else if (type == file_at_inode && length >= 12) {
             const auto id = load<std::uint32_t>(p);
             state.files[id] = std::string(p + 12, length - 12u);
-            state.inodes[id] = load<std::uint64_t>(p + 4);
+            state.identities[id] = JournaledIdentity{load<std::uint64_t>(p + 4), 0};
+        } else if (type == file_born && length >= file_born_head) {
+            const auto id = load<std::uint32_t>(p);
+            state.files[id] = std::string(p + file_born_head, length - file_born_head);
+            state.identities[id] =
+                JournaledIdentity{load<std::uint64_t>(p + 4), load<std::int64_t>(p + 12)};
         } else if (type == dirty && length == sizeof(DirtyPayload)) {
             const auto d = load<DirtyPayload>(p);
             const std::uint32_t slot = d.slot, file_id = d.file;
@@ -173,13 +178,14 @@ int Journal::write_locked(const std::vector<char>& records) {
     return 0;
 }
 
-std::int64_t Journal::append_file(std::uint32_t id, const std::string& path, std::uint64_t inode) {
+std::int64_t Journal::append_file(std::uint32_t id, const std::string& path,
+                                  JournaledIdentity identity) {
     {
         std::lock_guard lock(append_mutex_);
-        files_[id] = NamedFile{path, inode};
+        files_[id] = NamedFile{path, identity};
     }
-    const std::vector<char> payload = file_payload(id, inode, path);
-    return append(file_at_inode, payload.data(), static_cast<std::uint16_t>(payload.size()));
+    const std::vector<char> payload = file_payload(id, identity.inode, identity.born_ns, path);
+    return append(file_born, payload.data(), static_cast<std::uint16_t>(payload.size()));
 }
 
 void Journal::forget_file(std::uint32_t id) {

@@ -28,14 +28,21 @@ struct DirtyRecord {
     std::uint64_t end = 0; // replay: the byte offset where the record ends in the journal
 };
 
+// Which file a home path named when it was journaled: recovery writes its lines into no other.
+struct JournaledIdentity {
+    std::uint64_t inode = 0;
+    std::int64_t born_ns = 0; // 0: not known (a FILE_AT_INODE record, or no birth time)
+};
+
 // What a replay found.
 struct JournalState {
     bool valid = false; // a header was found
     std::uint64_t line_size = 0;
     std::uint64_t slots = 0;
     std::map<std::uint32_t, std::string> files; // id -> home path
-    // id -> the home file's inode number, for files journaled with it (FILE_AT_INODE records)
-    std::map<std::uint32_t, std::uint64_t> inodes;
+    // id -> the home file's inode number (and birth time), for files journaled with it
+    // (FILE_AT_INODE and FILE_BORN records)
+    std::map<std::uint32_t, JournaledIdentity> identities;
     std::map<std::uint32_t, DirtyRecord>
         dirty; // slot -> line, for slots whose last record is DIRTY
     std::map<std::uint32_t, std::int64_t>
@@ -78,9 +85,9 @@ public:
     std::uint64_t page_cache() const { return page_cache_; }
 
     // Appends; returns the record's sequence number, or -errno. Not durable until sync_to().
-    // Names file `id`: its path and inode (recovery writes its lines only into that inode). A
-    // later record for the same id names the path it was last opened by.
-    std::int64_t append_file(std::uint32_t id, const std::string& path, std::uint64_t inode);
+    // Names file `id`: its path, inode and birth time (recovery writes its lines only into that
+    // file). A later record for the same id names the path it was last opened by.
+    std::int64_t append_file(std::uint32_t id, const std::string& path, JournaledIdentity identity);
     // The engine forgot file `id` (no line of it is cached or dirty, no cut unfinished): a
     // rewrite leaves its FILE record out, so that the journal does not grow with every file an
     // engine ever opened. Appends nothing.
@@ -147,7 +154,7 @@ private:
     std::uint64_t line_size_ = 0, slots_ = 0;
     struct NamedFile {
         std::string path;
-        std::uint64_t inode = 0;
+        JournaledIdentity identity;
     };
     std::map<std::uint32_t, NamedFile> files_;    // every FILE record appended
     std::map<std::uint32_t, std::int64_t> sizes_; // the latest size each file was journaled with

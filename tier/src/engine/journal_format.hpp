@@ -22,6 +22,10 @@ enum Type : std::uint16_t {
     // A FILE record that also names the file's inode (session 32): recovery writes nothing into
     // another file found at the path. Replaces FILE in new journals; FILE is still read.
     file_at_inode = 9,
+    // A FILE_AT_INODE record that also gives the file's birth time (session 35): recovery tells
+    // the file from a later one in the same inode number. Replaces FILE_AT_INODE in new journals;
+    // FILE_AT_INODE is still read.
+    file_born = 10,
 };
 inline constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
 // 2 (session 30): the header names its page cache, and COMMIT records say which DIRTY records a
@@ -72,13 +76,16 @@ inline void encode_record(std::vector<char>& out, std::uint16_t type, const void
     std::memcpy(record, &crc, 4);
 }
 
-// A FILE_AT_INODE record's payload: the id, the inode number, then the home path's bytes.
-inline std::vector<char> file_payload(std::uint32_t id, std::uint64_t inode,
+// A FILE_BORN record's payload: the id, the inode number, the birth time in ns (0: unknown), then
+// the home path's bytes. (FILE_AT_INODE's: the same without the birth time.)
+inline constexpr std::size_t file_born_head = 20;
+inline std::vector<char> file_payload(std::uint32_t id, std::uint64_t inode, std::int64_t born_ns,
                                       const std::string& path) {
-    std::vector<char> payload(12 + path.size());
+    std::vector<char> payload(file_born_head + path.size());
     std::memcpy(payload.data(), &id, 4);
     std::memcpy(payload.data() + 4, &inode, 8);
-    std::memcpy(payload.data() + 12, path.data(), path.size());
+    std::memcpy(payload.data() + 12, &born_ns, 8);
+    std::memcpy(payload.data() + file_born_head, path.data(), path.size());
     return payload;
 }
 

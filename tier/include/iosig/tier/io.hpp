@@ -40,6 +40,9 @@ struct FileStatus {
     std::uint64_t inode = 0;
     std::uint64_t links = 0;
     FileVersion version;
+    // When the file was created (statx's birth time), in ns; 0 where the file system does not
+    // say. Tells a file from a later one in the same inode number (ext4 hands freed ones out).
+    std::int64_t born_ns = 0;
 };
 
 // The status of the file `path` names (stat, following symbolic links). 0 or -errno.
