@@ -192,28 +192,13 @@ std::string opens_of_a_held_file_end_as_open2_does(const ScratchDir& dir) {
 // descriptor the engine kept). Root passes every mode check, so as root the check runs in a child
 // process that has become user and group 65534 first.
 TEST(CloseToOpen, AnOpenOfAHeldFileIsRefusedAsOpen2WouldRefuseIt) {
-    constexpr int could_not_drop_root = 77;
     ScratchDir dir;
-    std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        if (::geteuid() == 0 &&
-            (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
-            std::fprintf(stderr, "could not become user 65534: %s\n", std::strerror(errno));
-            ::_exit(could_not_drop_root);
-        }
-        const std::string difference = opens_of_a_held_file_end_as_open2_does(dir);
-        if (!difference.empty()) std::fprintf(stderr, "%s\n", difference.c_str());
-        ::_exit(difference.empty() ? 0 : 1);
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status)) << "the child died";
-    if (WEXITSTATUS(status) == could_not_drop_root)
+    const int status = test_support::exit_status_as_nobody(
+        dir, [&] { return opens_of_a_held_file_end_as_open2_does(dir); });
+    if (status == test_support::could_not_become_nobody)
         GTEST_SKIP() << "root here cannot become another user (no CAP_SETUID?), and root passes "
                         "every mode check";
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "see the child's message above";
+    EXPECT_EQ(status, 0) << "see the child's message above";
 }
 
 } // namespace

@@ -4,13 +4,19 @@
 #include "iosig/tier/engine.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <grp.h>
 #include <optional>
 #include <random>
 #include <string>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -52,6 +58,31 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+inline constexpr int could_not_become_nobody = 77;
+
+// Runs `check` in a forked child that has become user and group 65534 first, where the process is
+// root (root passes every mode check): 0 when `check` returned "", 1 when it returned what went
+// wrong (printed), could_not_become_nobody when root could not drop its ids, -1 when the child
+// died. `dir` is made writable for everybody, so that the child can make files in it.
+inline int exit_status_as_nobody(const ScratchDir& dir, const std::function<std::string()>& check) {
+    std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
+    const pid_t child = ::fork();
+    if (child < 0) return -1;
+    if (child == 0) {
+        if (::geteuid() == 0 &&
+            (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+            std::fprintf(stderr, "could not become user 65534: %s\n", std::strerror(errno));
+            ::_exit(could_not_become_nobody);
+        }
+        const std::string wrong = check();
+        if (!wrong.empty()) std::fprintf(stderr, "%s\n", wrong.c_str());
+        ::_exit(wrong.empty() ? 0 : 1);
+    }
+    int status = 0;
+    if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+    return WEXITSTATUS(status);
+}
 
 // The descriptors of this process that name `path` (deleted or not).
 inline int descriptors_naming(const std::filesystem::path& path) {

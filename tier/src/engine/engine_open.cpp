@@ -59,8 +59,15 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
         const auto name = state.files.find(id);
         int error = 0;
         std::unique_ptr<File> f;
-        if (name != state.files.end())
+        if (name != state.files.end()) {
             f = File::open(name->second, O_RDWR, 0, FileRole::home, false, config.faults, error);
+            // A file that is there and cannot be opened now (no permission, a read-only mount,
+            // a device error) still needs its lines: fail, and keep them for a later attempt.
+            // Gone, it has nowhere to take them; a directory at its path is another file.
+            if (!f && error == EISDIR) replaced.insert(id);
+            if (!f && error != ENOENT && error != ENOTDIR && error != EISDIR)
+                throw fail("opening " + name->second, error);
+        }
         // The inode and its birth time: a device's number may change across a reboot, an
         // inode's does not, and a file made after the crash may have the same inode number.
         if (const auto journaled = state.identities.find(id);
