@@ -386,7 +386,7 @@ TEST(FileIdentity, JournalsOfEarlierFileRecordsAreStillRead) {
     ScratchDir dir;
     using namespace detail::journal_format;
     std::vector<char> bytes;
-    const HeaderPayload h{magic, 4096, 8, version, 0};
+    const HeaderPayload h{magic, 4096, 8, 2, 0}; // version 2, as sessions 30-34 wrote
     encode_record(bytes, header, &h, sizeof h);
     const auto record = [&](Type type, std::uint32_t id, const std::vector<char>& between,
                             const std::string& path) {

@@ -3,8 +3,10 @@
 // counts them and goes on. A home file that is there but cannot be opened now (no permission for
 // the user the engine runs as, a file system mounted read-only, a device error) still needs them:
 // recovery fails naming the file and the error, keeps the journal, and a later open, once the
-// cause is fixed, writes them home.
+// cause is fixed, writes them home. So does a journal this engine cannot read whole (written by a
+// newer iosig): it is refused and kept, never reset.
 #include "crash_config.hpp"
+#include "engine/journal_format.hpp"
 #include "engine_fixture.hpp"
 
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <string>
 #include <sys/stat.h>
+#include <tuple>
 
 namespace iosig::tier {
 namespace {
@@ -108,6 +111,63 @@ TEST(Recovery, AHomePathThatNamesADirectoryNowCountsAsReplaced) {
     EXPECT_EQ(tier->recovery().lines_of_replaced_files, 1u);
     EXPECT_EQ(tier->recovery().lines_written_home, 0u);
     EXPECT_TRUE(std::filesystem::is_directory(path));
+}
+
+// A journal with a dirty line (committed), its header of `journal_version` and one record of
+// `extra_type` (0: none) after them.
+std::vector<char> journal_bytes(std::uint32_t journal_version, std::uint16_t extra_type) {
+    using namespace detail::journal_format;
+    std::vector<char> bytes;
+    const HeaderPayload h{magic, line, 4, journal_version, 0};
+    encode_record(bytes, header, &h, sizeof h);
+    const std::vector<char> named = file_payload(1, 12345, 0, "/nonexistent/data.bin");
+    encode_record(bytes, file_born, named.data(), static_cast<std::uint16_t>(named.size()));
+    const DirtyPayload d{0, 1, 1, 4 * line};
+    encode_record(bytes, dirty, &d, sizeof d);
+    const CommitPayload covered{bytes.size()}; // trusted after a power cut too
+    encode_record(bytes, commit, &covered, sizeof covered);
+    const std::uint32_t something = 7;
+    if (extra_type != 0) encode_record(bytes, extra_type, &something, sizeof something);
+    return bytes;
+}
+
+// A journal of a version this engine does not know, or with a record type it does not know (both
+// written by a newer iosig, run before this one on the same cache): the engine cannot tell which
+// lines are dirty, so it refuses to open, naming the journal and what it did not know, and leaves
+// the journal as it was for the iosig that wrote it (before session 35 it took the journal for
+// none, started a new one, and the dirty lines were lost).
+TEST(Recovery, AJournalOfANewerIosigIsRefusedAndKept) {
+    for (const auto& [journal_version, extra_type, expected] :
+         {std::tuple<std::uint32_t, std::uint16_t, std::string>{99, 0, "version 99"},
+          {detail::journal_format::version, 200, "record type 200"}}) {
+        SCOPED_TRACE(expected);
+        ScratchDir dir;
+        const TierConfig config = config_for(dir, nullptr);
+        const auto journal = dir / "cache.tier.journal";
+        const std::vector<char> bytes = journal_bytes(journal_version, extra_type);
+        write_file(journal, bytes);
+        try {
+            auto tier = TierCache::open(config);
+            ADD_FAILURE() << "the engine opened; dirty lines found "
+                          << tier->recovery().dirty_lines;
+        } catch (const TierError& e) {
+            const std::string message = e.what();
+            EXPECT_NE(message.find(journal.string()), std::string::npos) << message;
+            EXPECT_NE(message.find(expected), std::string::npos) << message;
+        }
+        EXPECT_EQ(read_file(journal), bytes);
+    }
+}
+
+// The journal of this version, with the same records, is read: its dirty line is found (and
+// counted missing, as its file is not there).
+TEST(Recovery, AJournalOfThisVersionIsRead) {
+    ScratchDir dir;
+    write_file(dir / "cache.tier", pattern(4 * line, 5)); // the slot the DIRTY record names
+    write_file(dir / "cache.tier.journal", journal_bytes(detail::journal_format::version, 0));
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    EXPECT_EQ(tier->recovery().dirty_lines, 1u);
+    EXPECT_EQ(tier->recovery().missing_files, 1u);
 }
 
 } // namespace

@@ -24,6 +24,77 @@ T load(const char* p) {
     return v;
 }
 
+// Applies one record after the header (at byte `at`, its payload `p` of `length` bytes) to
+// `state`; false when this engine does not know its type, or the type with that length.
+bool replay_record(JournalState& state, std::uint16_t type, const char* p, std::uint16_t length,
+                   std::size_t at) {
+    switch (type) {
+    case file:
+        if (length < 4) return false;
+        state.files[load<std::uint32_t>(p)] = std::string(p + 4, length - 4u);
+        return true;
+    case file_at_inode: {
+        if (length < 12) return false;
+        const auto id = load<std::uint32_t>(p);
+        state.files[id] = std::string(p + 12, length - 12u);
+        state.identities[id] = JournaledIdentity{load<std::uint64_t>(p + 4), 0};
+        return true;
+    }
+    case file_born: {
+        if (length < file_born_head) return false;
+        const auto id = load<std::uint32_t>(p);
+        state.files[id] = std::string(p + file_born_head, length - file_born_head);
+        state.identities[id] =
+            JournaledIdentity{load<std::uint64_t>(p + 4), load<std::int64_t>(p + 12)};
+        return true;
+    }
+    case dirty: {
+        if (length != sizeof(DirtyPayload)) return false;
+        const auto d = load<DirtyPayload>(p);
+        const std::uint32_t slot = d.slot, file_id = d.file;
+        const std::int64_t file_size = d.size; // copies: the payload is packed
+        state.dirty[slot] = DirtyRecord{file_id, d.line, at + head + length};
+        auto& s = state.sizes[file_id];
+        s = std::max(s, file_size);
+        return true;
+    }
+    case clean:
+        if (length != 4) return false;
+        state.dirty.erase(load<std::uint32_t>(p));
+        return true;
+    case size: {
+        if (length != sizeof(SizePayload)) return false;
+        const auto s = load<SizePayload>(p);
+        const std::uint32_t file_id = s.file;
+        const std::int64_t file_size = s.size;
+        auto& current = state.sizes[file_id];
+        current = std::max(current, file_size);
+        return true;
+    }
+    case truncate: {
+        if (length != sizeof(SizePayload)) return false;
+        const auto s = load<SizePayload>(p);
+        const std::uint32_t file_id = s.file;
+        const std::int64_t file_size = s.size;
+        state.sizes[file_id] = file_size;
+        state.truncated[file_id] = file_size;
+        return true;
+    }
+    case truncate_done:
+        if (length != 4) return false;
+        state.truncated.erase(load<std::uint32_t>(p));
+        return true;
+    case commit:
+        if (length != sizeof(CommitPayload)) return false;
+        // It covers only records before it, whatever it says.
+        state.committed_end =
+            std::max(state.committed_end, std::min<std::uint64_t>(load<CommitPayload>(p).end, at));
+        return true;
+    default:
+        return false;
+    }
+}
+
 } // namespace
 
 Journal::Journal(const std::filesystem::path& path, std::shared_ptr<IoFaults> faults)
@@ -65,6 +136,16 @@ JournalState Journal::replay() {
         throw std::runtime_error(fmt::format("{}: cannot read the journal: {}", path_.string(),
                                              std::strerror(static_cast<int>(-got))));
     bytes.resize(static_cast<std::size_t>(got));
+    // A record this engine cannot read, whole and checksummed, comes from a newer iosig: what it
+    // says about the dirty lines is unknown, so the journal is refused (and kept), never
+    // skipped or reset.
+    const auto unreadable = [&](const std::string& what) {
+        return std::runtime_error(fmt::format(
+            "{}: {} unknown to this iosig, which reads journal versions 1 to {}: the journal was "
+            "written by a newer one; open the cache with that to write its dirty lines home, or "
+            "remove the journal to drop them",
+            path_.string(), what, version));
+    };
     std::size_t at = 0;
     while (at + head <= bytes.size()) {
         const auto crc = load<std::uint32_t>(&bytes[at]);
@@ -79,7 +160,9 @@ JournalState Journal::replay() {
             (length == sizeof(HeaderPayload) || length == sizeof(HeaderPayloadV1))) {
             const auto h = load<HeaderPayloadV1>(p);
             const bool v1 = length == sizeof(HeaderPayloadV1);
-            if (h.magic != magic || h.version != (v1 ? 1 : version)) break;
+            if (h.magic != magic) break; // not a journal of ours
+            if (v1 ? h.version != 1 : h.version < 2 || h.version > version)
+                throw unreadable(fmt::format("journal version {}", h.version));
             state = JournalState{};
             state.valid = true;
             state.line_size = h.line_size;
@@ -90,44 +173,8 @@ JournalState Journal::replay() {
                 state.page_cache = load<HeaderPayload>(p).page_cache;
         } else if (!state.valid) {
             break; // records before a header: not ours
-        } else if (type == file && length >= 4) {
-            state.files[load<std::uint32_t>(p)] = std::string(p + 4, length - 4u);
-        } else if (type == file_at_inode && length >= 12) {
-            const auto id = load<std::uint32_t>(p);
-            state.files[id] = std::string(p + 12, length - 12u);
-            state.identities[id] = JournaledIdentity{load<std::uint64_t>(p + 4), 0};
-        } else if (type == file_born && length >= file_born_head) {
-            const auto id = load<std::uint32_t>(p);
-            state.files[id] = std::string(p + file_born_head, length - file_born_head);
-            state.identities[id] =
-                JournaledIdentity{load<std::uint64_t>(p + 4), load<std::int64_t>(p + 12)};
-        } else if (type == dirty && length == sizeof(DirtyPayload)) {
-            const auto d = load<DirtyPayload>(p);
-            const std::uint32_t slot = d.slot, file_id = d.file;
-            const std::int64_t file_size = d.size; // copies: the payload is packed
-            state.dirty[slot] = DirtyRecord{file_id, d.line, at + head + length};
-            auto& s = state.sizes[file_id];
-            s = std::max(s, file_size);
-        } else if (type == clean && length == 4) {
-            state.dirty.erase(load<std::uint32_t>(p));
-        } else if (type == size && length == sizeof(SizePayload)) {
-            const auto s = load<SizePayload>(p);
-            const std::uint32_t file_id = s.file;
-            const std::int64_t file_size = s.size;
-            auto& current = state.sizes[file_id];
-            current = std::max(current, file_size);
-        } else if (type == truncate && length == sizeof(SizePayload)) {
-            const auto s = load<SizePayload>(p);
-            const std::uint32_t file_id = s.file;
-            const std::int64_t file_size = s.size;
-            state.sizes[file_id] = file_size;
-            state.truncated[file_id] = file_size;
-        } else if (type == truncate_done && length == 4) {
-            state.truncated.erase(load<std::uint32_t>(p));
-        } else if (type == commit && length == sizeof(CommitPayload)) {
-            // It covers only records before it, whatever it says.
-            state.committed_end = std::max(state.committed_end,
-                                           std::min<std::uint64_t>(load<CommitPayload>(p).end, at));
+        } else if (!replay_record(state, type, p, length, at)) {
+            throw unreadable(fmt::format("record type {} ({} bytes) at byte {}", type, length, at));
         }
         ++state.records;
         at += head + length;

@@ -30,8 +30,9 @@ enum Type : std::uint16_t {
 inline constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
 // 2 (session 30): the header names its page cache, and COMMIT records say which DIRTY records a
 // recovery after a power cut may trust. A version-1 journal synced every DIRTY record after its
-// line's data: recovery trusts all of them.
-inline constexpr std::uint32_t version = 2;
+// line's data: recovery trusts all of them. 3 (session 35): FILE_BORN records. Replay reads
+// every version up to this one, and refuses a later one or a record type it does not know.
+inline constexpr std::uint32_t version = 3;
 inline constexpr std::size_t head = 8; // crc + type + length
 
 #pragma pack(push, 1)
