@@ -6,7 +6,10 @@
 #include "engine_fixture.hpp"
 #include "iosig/tier/io.hpp"
 
+#include <fcntl.h>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace iosig::tier::test_support {
 
@@ -32,6 +35,29 @@ inline TierConfig four_line_config(const ScratchDir& dir, std::shared_ptr<IoFaul
     c.cache_size = 4 * c.line_size;
     c.writeback_delay = 3600;
     return c;
+}
+
+// Writes `dirty` over the second line of `path` (4 lines of pattern 1) through an engine that
+// writes nothing home, and crashes it (abandon): the journal lists the line dirty. "" on success.
+inline std::string leave_a_dirty_line(const ScratchDir& dir, const std::filesystem::path& path,
+                                      const std::vector<char>& dirty) {
+    const std::size_t line = 4096; // four_line_config's
+    write_file(path, pattern(4 * line, 1));
+    auto tier = TierCache::open(four_line_config(dir, nullptr));
+    const int h = tier->open_file(path, O_RDWR);
+    if (h < 0 || tier->pwrite(h, dirty.data(), line, line) != static_cast<ssize_t>(line) ||
+        tier->commit() != 0)
+        return "could not leave a dirty line";
+    tier->abandon();
+    return "";
+}
+
+// What `path` holds once recovery has written that line home.
+inline std::vector<char> with_the_dirty_line(const std::vector<char>& dirty) {
+    const std::size_t line = 4096;
+    std::vector<char> expected = pattern(4 * line, 1);
+    std::copy(dirty.begin(), dirty.end(), expected.begin() + line);
+    return expected;
 }
 
 } // namespace iosig::tier::test_support

@@ -163,18 +163,9 @@ TEST(FileIdentity, RecoveryNeverWritesALineIntoTheFileThatReplacedItsOwn) {
 TEST(FileIdentity, RecoveryNeverWritesALineIntoANewFileInTheInodeOfItsOwn) {
     ScratchDir dir(ScratchDir::On::disk);
     const auto path = dir / "data.bin";
-    write_file(path, pattern(4 * line, 1));
+    ASSERT_EQ(test_support::leave_a_dirty_line(dir, path, pattern(line, 2)), "");
     const std::uint64_t old_inode = inode_of(path);
-    {
-        auto tier = TierCache::open(four_line_config(dir, nullptr)); // nothing goes home
-        const int h = tier->open_file(path, O_RDWR);
-        ASSERT_GE(h, 0);
-        const std::vector<char> dirty = pattern(line, 2);
-        ASSERT_EQ(tier->pwrite(h, dirty.data(), line, line), static_cast<ssize_t>(line));
-        ASSERT_EQ(tier->commit(), 0);
-        tier->abandon();
-    } // the engine's descriptors closed: the inode is free once its name goes
-    std::filesystem::remove(path);
+    std::filesystem::remove(path); // the engine's descriptors are closed: the inode is free
     const std::vector<char> replacement = pattern(3 * line, 3);
     write_file(path, replacement);
     if (inode_of(path) != old_inode)

@@ -21,32 +21,14 @@ namespace {
 
 using test_support::config_for;
 using test_support::four_line_config;
+using test_support::leave_a_dirty_line;
 using test_support::pattern;
 using test_support::read_file;
 using test_support::ScratchDir;
+using test_support::with_the_dirty_line;
 using test_support::write_file;
 
 constexpr std::size_t line = 4096;
-
-// Writes `dirty` over the second line of `path` (4 lines of pattern 1) through an engine that
-// writes nothing home, and crashes it (abandon): the journal lists the line dirty. "" on success.
-std::string leave_a_dirty_line(const ScratchDir& dir, const std::filesystem::path& path,
-                               const std::vector<char>& dirty) {
-    write_file(path, pattern(4 * line, 1));
-    auto tier = TierCache::open(four_line_config(dir, nullptr));
-    const int h = tier->open_file(path, O_RDWR);
-    if (h < 0 || tier->pwrite(h, dirty.data(), line, line) != static_cast<ssize_t>(line) ||
-        tier->commit() != 0)
-        return "could not leave a dirty line";
-    tier->abandon();
-    return "";
-}
-
-std::vector<char> with_the_dirty_line(const std::vector<char>& dirty) {
-    std::vector<char> expected = pattern(4 * line, 1);
-    std::copy(dirty.begin(), dirty.end(), expected.begin() + line);
-    return expected;
-}
 
 // The engine restarted by a user who may not write the home file (or the file made read-only
 // after the crash): recovery fails with the file's path and "Permission denied" and leaves the
