@@ -152,5 +152,25 @@ TEST(Recovery, AJournalOfThisVersionIsRead) {
     EXPECT_EQ(tier->recovery().missing_files, 1u);
 }
 
+// The cache file gone while the journal lists dirty lines in it (removed by hand, or a cache
+// directory cleaned while the journal was kept): the engine does not open, and says what to do,
+// as either choice is the user's: bring the file back, or drop the lines.
+TEST(Recovery, ACacheFileGoneWithDirtyLinesInItSaysWhatToDo) {
+    ScratchDir dir;
+    const auto journal = dir / "cache.tier.journal";
+    write_file(journal, journal_bytes(detail::journal_format::version, 0));
+    try {
+        auto tier = TierCache::open(config_for(dir, nullptr));
+        ADD_FAILURE() << "the engine opened without the cache file";
+    } catch (const TierError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("the cache file is gone"), std::string::npos) << message;
+        EXPECT_NE(message.find(journal.string() + " lists 1 dirty lines"), std::string::npos)
+            << message;
+        EXPECT_NE(message.find("remove the journal"), std::string::npos) << message;
+    }
+    EXPECT_TRUE(std::filesystem::exists(journal));
+}
+
 } // namespace
 } // namespace iosig::tier

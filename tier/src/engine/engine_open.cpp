@@ -95,6 +95,11 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
         int error = 0;
         auto cache = File::open(config.cache_file, O_RDONLY, 0, FileRole::cache, false,
                                 config.faults, error);
+        if (!cache && error == ENOENT)
+            throw TierError(fmt::format(
+                "{}: recovery failed: the cache file is gone, and the journal {} lists {} dirty "
+                "lines in it; put it back, or remove the journal to drop them",
+                config.cache_file.string(), journal_path(config).string(), state.dirty.size()));
         if (!cache) throw fail("opening the cache file", error);
         std::vector<char> buffer(state.line_size);
         for (const auto& [slot, line] : state.dirty) {
