@@ -131,7 +131,10 @@ public:
 class TierCache {
 public:
     // Creates or reopens the cache; after a crash, first writes home every dirty line the journal
-    // lists. Opening an engine on a cache file another live engine holds fails.
+    // lists. Opening an engine on a cache file another live engine holds fails. Throws TierError,
+    // keeping the journal as it is, when a dirty line cannot be written home (its home file there
+    // but not writable or failing, the cache file gone) or the journal is of a newer iosig; a line
+    // whose home file is gone, or replaced by another file, is counted in recovery() instead.
     static std::unique_ptr<TierCache> open(const TierConfig& config);
     virtual ~TierCache() = default; // writes every dirty line home and leaves an empty journal
 
