@@ -201,5 +201,40 @@ TEST(CloseToOpen, AnOpenOfAHeldFileIsRefusedAsOpen2WouldRefuseIt) {
     EXPECT_EQ(status, 0) << "see the child's message above";
 }
 
+// A file its caller may write but not read (mode 0200), not held by the engine, opened write-only:
+// open(2) opens it; the engine, which fills lines by reading the home file, cannot, and says so
+// with EOPNOTSUPP, which its caller can tell from a refusal and answer by opening the file itself
+// (before session 35 it gave EACCES, as if open(2) had refused). Mode 0000 is refused with EACCES,
+// as open(2) refuses it. "" when so.
+std::string a_write_only_file_is_declined_not_refused(const ScratchDir& dir) {
+    auto tier = TierCache::open(small_config(dir));
+    const auto path = dir / "log.bin";
+    write_file(path, pattern(line, 23));
+    for (const auto& [mode, expected] : {std::pair{0200, -EOPNOTSUPP}, std::pair{0000, -EACCES}}) {
+        if (::chmod(path.c_str(), static_cast<mode_t>(mode)) != 0) return "chmod failed";
+        if ((open2_result(path, O_WRONLY) == 0) != (mode == 0200))
+            return "open(2) does not bind this caller as expected";
+        const int got = tier->open_file(path, O_WRONLY);
+        if (got >= 0) tier->close(got);
+        char octal[8];
+        std::snprintf(octal, sizeof octal, "%04o", mode);
+        if (got != expected)
+            return "mode " + std::string(octal) + ": the engine gave " +
+                   (got >= 0 ? std::string("a handle") : std::string(std::strerror(-got))) +
+                   ", not " + std::strerror(-expected);
+    }
+    return "";
+}
+
+TEST(CloseToOpen, AWriteOnlyFileIsDeclinedNotRefused) {
+    ScratchDir dir;
+    const int status = test_support::exit_status_as_nobody(
+        dir, [&] { return a_write_only_file_is_declined_not_refused(dir); });
+    if (status == test_support::could_not_become_nobody)
+        GTEST_SKIP() << "root here cannot become another user (no CAP_SETUID?), and root passes "
+                        "every mode check";
+    EXPECT_EQ(status, 0) << "see the child's message above";
+}
+
 } // namespace
 } // namespace iosig::tier

@@ -54,6 +54,12 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             int error = 0;
             io = File::open(canonical, (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
                             FileRole::home, config_.direct_io, config_.faults, error);
+            // A file its caller may write but not read: open(2) would open it write-only, but the
+            // engine fills lines by reading it, so it declines (EOPNOTSUPP) rather than refuse
+            // (EACCES): its caller can then open the file itself.
+            if (!io && error == EACCES && access == O_WRONLY &&
+                ::faccessat(AT_FDCWD, canonical.c_str(), W_OK, AT_EACCESS) == 0)
+                return -EOPNOTSUPP;
             if (!io) return -error;
             if (const int e = io->status(status); e < 0) return e;
         }

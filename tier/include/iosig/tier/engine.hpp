@@ -141,7 +141,9 @@ public:
     // Returns a handle >= 0 or -errno. Flags as open(2): O_RDONLY/O_WRONLY/O_RDWR, O_CREAT, O_EXCL,
     // O_TRUNC, and O_DIRECT, which keeps the handle's IO past the cache (the sequential bypass)
     // direct where it is aligned, as the program asked, instead of going through the page cache
-    // (others are ignored). Several handles may refer to one home file.
+    // (others are ignored). Several handles may refer to one home file. -EOPNOTSUPP: the engine
+    // cannot serve a file open(2) would open (write-only, to a caller who may not read it, as the
+    // engine reads lines to fill them); the caller opens it itself.
     virtual int open_file(const std::filesystem::path& home, int flags, mode_t mode = 0644) = 0;
     virtual ssize_t pread(int handle, void* buffer, std::size_t count, off_t offset) = 0;
     virtual ssize_t pwrite(int handle, const void* buffer, std::size_t count, off_t offset) = 0;
