@@ -347,15 +347,17 @@ TEST(FileIdentity, AFileOpenedForWritingWhileItIsReadLosesNoRead) {
     }
 }
 
-// A rewrite keeps each file's inode and birth time, and the path it was named by last.
+// A rewrite keeps each file's inode, birth time and file system, and the path it was named by
+// last.
 TEST(FileIdentity, ARewriteKeepsEachFilesIdentity) {
     ScratchDir dir;
     detail::Journal journal(dir / "cache.journal", nullptr);
     ASSERT_EQ(journal.reset(4096, 8), 0);
-    ASSERT_GT(journal.append_file(1, "/data/first.bin", {77, 1'700'000'000'000'000'001}), 0);
-    ASSERT_GT(journal.append_file(2, "/data/second.bin", {78, 0}), 0);
-    ASSERT_GT(journal.append_file(1, "/data/first-renamed.bin", {77, 1'700'000'000'000'000'001}),
-              0);
+    const detail::JournaledIdentity first{77, 1'700'000'000'000'000'001, {0xef53, 42}};
+    const detail::JournaledIdentity second{78, 0, {}};
+    ASSERT_GT(journal.append_file(1, "/data/first.bin", first), 0);
+    ASSERT_GT(journal.append_file(2, "/data/second.bin", second), 0);
+    ASSERT_GT(journal.append_file(1, "/data/first-renamed.bin", first), 0);
     ASSERT_GT(journal.append_dirty(0, 1, 3, 4 * 4096), 0);
     journal.begin_rewrite();
     double held = 0;
@@ -365,14 +367,17 @@ TEST(FileIdentity, ARewriteKeepsEachFilesIdentity) {
     EXPECT_EQ(state.files.at(1), "/data/first-renamed.bin");
     EXPECT_EQ(state.identities.at(1).inode, 77u);
     EXPECT_EQ(state.identities.at(1).born_ns, 1'700'000'000'000'000'001);
+    EXPECT_EQ(state.identities.at(1).file_system, (FileSystemIdentity{0xef53, 42}));
     EXPECT_EQ(state.files.at(2), "/data/second.bin");
     EXPECT_EQ(state.identities.at(2).inode, 78u);
     EXPECT_EQ(state.identities.at(2).born_ns, 0);
+    EXPECT_FALSE(state.identities.at(2).file_system.known());
 }
 
 // A journal written before session 32 names its files by path alone (FILE records), one written
 // before session 35 by path and inode (FILE_AT_INODE): replay still reads both, with no inode or
-// birth time to check where the record has none; a FILE_BORN record gives all three.
+// birth time to check where the record has none; a FILE_BORN record gives them, and the file
+// system.
 TEST(FileIdentity, JournalsOfEarlierFileRecordsAreStillRead) {
     ScratchDir dir;
     using namespace detail::journal_format;
@@ -392,7 +397,8 @@ TEST(FileIdentity, JournalsOfEarlierFileRecordsAreStillRead) {
     std::vector<char> inode_bytes(8);
     std::memcpy(inode_bytes.data(), &inode, 8);
     record(file_at_inode, 2, inode_bytes, "/data/at-inode.bin");
-    const std::vector<char> born = file_payload(3, 78, 1'700'000'000'123'456'789, "/data/born.bin");
+    const std::vector<char> born =
+        file_payload(3, 78, 1'700'000'000'123'456'789, 0x6969, 7, "/data/born.bin");
     encode_record(bytes, file_born, born.data(), static_cast<std::uint16_t>(born.size()));
     write_file(dir / "cache.journal", bytes);
     const detail::JournalState state = detail::Journal(dir / "cache.journal", nullptr).replay();
@@ -405,6 +411,7 @@ TEST(FileIdentity, JournalsOfEarlierFileRecordsAreStillRead) {
     EXPECT_EQ(state.files.at(3), "/data/born.bin");
     EXPECT_EQ(state.identities.at(3).inode, 78u);
     EXPECT_EQ(state.identities.at(3).born_ns, 1'700'000'000'123'456'789);
+    EXPECT_EQ(state.identities.at(3).file_system, (FileSystemIdentity{0x6969, 7}));
 }
 
 } // namespace

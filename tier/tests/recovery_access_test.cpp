@@ -9,10 +9,13 @@
 #include "engine/journal_format.hpp"
 #include "engine_fixture.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <string>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <tuple>
 
@@ -81,6 +84,51 @@ TEST(Recovery, AHomeFileThatIsGoneIsCountedAndSkipped) {
     EXPECT_FALSE(std::filesystem::exists(path));
 }
 
+// A home file whose file system is not mounted when the engine opens again (a node that boots and
+// starts the engine before its shared or slow file system is up): the path leads nowhere, but the
+// file is not gone. Its journaled file system is not the one the path ends on, so recovery fails
+// naming the path and saying so, and keeps the line; once the file system is back, the next open
+// writes it home (before session 35 the line was counted missing and lost). Here the file system
+// is a tmpfs reached through a bind mount, which the test takes away and puts back (root only).
+TEST(Recovery, AHomeFileOnAFileSystemNotMountedKeepsItsLineUntilItIs) {
+    ScratchDir dir;
+    const auto store = dir / "store";
+    const auto mounted = dir / "mnt";
+    std::filesystem::create_directories(store);
+    std::filesystem::create_directories(mounted);
+    if (::mount("none", store.c_str(), "tmpfs", 0, "size=1m") != 0)
+        GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(errno)
+                     << "): needs root and mount rights";
+    struct Unmount {
+        std::filesystem::path store, mounted;
+        ~Unmount() {
+            ::umount2(mounted.c_str(), MNT_DETACH);
+            ::umount2(store.c_str(), MNT_DETACH);
+        }
+    } unmount{store, mounted};
+    const auto bind = [&] {
+        return ::mount(store.c_str(), mounted.c_str(), nullptr, MS_BIND, nullptr);
+    };
+    ASSERT_EQ(bind(), 0) << std::strerror(errno);
+    const auto path = mounted / "data.bin";
+    const std::vector<char> dirty = pattern(line, 2);
+    ASSERT_EQ(leave_a_dirty_line(dir, path, dirty), "");
+    ASSERT_EQ(::umount2(mounted.c_str(), 0), 0) << std::strerror(errno);
+    ASSERT_FALSE(std::filesystem::exists(path));
+    try {
+        auto tier = TierCache::open(config_for(dir, nullptr));
+        ADD_FAILURE() << "the engine opened: missing files " << tier->recovery().missing_files;
+    } catch (const TierError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+        EXPECT_NE(message.find("another file system"), std::string::npos) << message;
+    }
+    ASSERT_EQ(bind(), 0) << std::strerror(errno);
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
+    EXPECT_EQ(read_file(path), with_the_dirty_line(dirty));
+}
+
 // A directory made at the home file's path after the crash: another file is there, as after a
 // rename over it, and the line is not written anywhere.
 TEST(Recovery, AHomePathThatNamesADirectoryNowCountsAsReplaced) {
@@ -102,7 +150,7 @@ std::vector<char> journal_bytes(std::uint32_t journal_version, std::uint16_t ext
     std::vector<char> bytes;
     const HeaderPayload h{magic, line, 4, journal_version, 0};
     encode_record(bytes, header, &h, sizeof h);
-    const std::vector<char> named = file_payload(1, 12345, 0, "/nonexistent/data.bin");
+    const std::vector<char> named = file_payload(1, 12345, 0, 0, 0, "/nonexistent/data.bin");
     encode_record(bytes, file_born, named.data(), static_cast<std::uint16_t>(named.size()));
     const DirtyPayload d{0, 1, 1, 4 * line};
     encode_record(bytes, dirty, &d, sizeof d);

@@ -105,7 +105,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             std::lock_guard table(mutex_);
             file->path = canonical.string();
             file->born_ns = status.born_ns;
-            journal_->append_file(id, file->path, JournaledIdentity{file->inode, file->born_ns});
+            journal_->append_file(id, file->path,
+                                  JournaledIdentity{file->inode, file->born_ns, file->file_system});
         }
     } else {
         if (!io) return -EAGAIN; // unreachable: the loop above brings a descriptor for a new file
@@ -114,6 +115,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         f->path = canonical.string();
         f->inode = identity.second;
         f->born_ns = status.born_ns;
+        (void)io->file_system(f->file_system); // unknown ({0, 0}) if fstatfs fails
         f->device = identity.first;
         f->writable = writable;
         const off_t size = io->size();
@@ -127,7 +129,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             // go home meanwhile.
             std::lock_guard table(mutex_);
             f->journaled =
-                journal_->append_file(id, f->path, JournaledIdentity{f->inode, f->born_ns}) > 0;
+                journal_->append_file(id, f->path,
+                                      JournaledIdentity{f->inode, f->born_ns, f->file_system}) > 0;
         }
         files_[id] = std::move(f);
         file_ids_[identity] = id;

@@ -67,6 +67,19 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
             if (!f && error == EISDIR) replaced.insert(id);
             if (!f && error != ENOENT && error != ENOTDIR && error != EISDIR)
                 throw fail("opening " + name->second, error);
+            // Not there: deleted, or on a file system not mounted now, where the path ends on
+            // the one below the mount point.
+            if (const auto journaled = state.identities.find(id);
+                !f && error != EISDIR && journaled != state.identities.end() &&
+                journaled->second.file_system.known()) {
+                FileSystemIdentity now;
+                if (file_system_at(name->second, now) < 0 || now != journaled->second.file_system)
+                    throw TierError(fmt::format(
+                        "{}: recovery failed: {} is not there, and its path now ends on another "
+                        "file system than the file was on (not mounted?); mount it and reopen, or "
+                        "remove the journal {} to drop the file's dirty lines",
+                        config.cache_file.string(), name->second, journal_path(config).string()));
+            }
         }
         // The inode and its birth time: a device's number may change across a reboot, an
         // inode's does not, and a file made after the crash may have the same inode number.

@@ -16,9 +16,10 @@ namespace iosig::tier::detail {
 
 struct HomeFile {
     std::uint32_t id = 0;
-    std::string path;         // the path it was last opened by
-    std::uint64_t inode = 0;  // journaled with the path: recovery writes into no other file
-    std::int64_t born_ns = 0; // ... with its birth time (FileStatus::born_ns)
+    std::string path;               // the path it was last opened by
+    std::uint64_t inode = 0;        // journaled with the path: recovery writes into no other file
+    std::int64_t born_ns = 0;       // ... with its birth time (FileStatus::born_ns)
+    FileSystemIdentity file_system; // ... and its file system
     std::uint64_t device = 0;
     HomeIo io;
     bool writable = false;

@@ -2,8 +2,10 @@
 #include "iosig/tier/io.hpp"
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -204,6 +206,37 @@ int status_at(int directory, const char* path, int flags, FileStatus& out) {
 
 int status_of(const std::filesystem::path& path, FileStatus& out) {
     return status_at(AT_FDCWD, path.c_str(), 0, out);
+}
+
+namespace {
+
+FileSystemIdentity identity_from(const struct statfs& st) {
+    std::uint64_t id = 0;
+    static_assert(sizeof st.f_fsid == sizeof id);
+    std::memcpy(&id, &st.f_fsid, sizeof id);
+    return FileSystemIdentity{static_cast<std::uint64_t>(st.f_type), id};
+}
+
+} // namespace
+
+int file_system_at(const std::filesystem::path& path, FileSystemIdentity& out) {
+    std::filesystem::path at = path;
+    for (;;) {
+        struct statfs st{};
+        if (::statfs(at.c_str(), &st) == 0) {
+            out = identity_from(st);
+            return 0;
+        }
+        if ((errno != ENOENT && errno != ENOTDIR) || !at.has_relative_path()) return -errno;
+        at = at.parent_path();
+    }
+}
+
+int File::file_system(FileSystemIdentity& out) const {
+    struct statfs st{};
+    if (::fstatfs(buffered_fd_, &st) != 0) return -errno;
+    out = identity_from(st);
+    return 0;
 }
 
 int File::status(FileStatus& out) const {

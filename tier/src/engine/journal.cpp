@@ -37,15 +37,16 @@ bool replay_record(JournalState& state, std::uint16_t type, const char* p, std::
         if (length < 12) return false;
         const auto id = load<std::uint32_t>(p);
         state.files[id] = std::string(p + 12, length - 12u);
-        state.identities[id] = JournaledIdentity{load<std::uint64_t>(p + 4), 0};
+        state.identities[id] = JournaledIdentity{load<std::uint64_t>(p + 4), 0, {}};
         return true;
     }
     case file_born: {
         if (length < file_born_head) return false;
         const auto id = load<std::uint32_t>(p);
         state.files[id] = std::string(p + file_born_head, length - file_born_head);
-        state.identities[id] =
-            JournaledIdentity{load<std::uint64_t>(p + 4), load<std::int64_t>(p + 12)};
+        state.identities[id] = JournaledIdentity{
+            load<std::uint64_t>(p + 4), load<std::int64_t>(p + 12),
+            FileSystemIdentity{load<std::uint64_t>(p + 20), load<std::uint64_t>(p + 28)}};
         return true;
     }
     case dirty: {
@@ -231,7 +232,9 @@ std::int64_t Journal::append_file(std::uint32_t id, const std::string& path,
         std::lock_guard lock(append_mutex_);
         files_[id] = NamedFile{path, identity};
     }
-    const std::vector<char> payload = file_payload(id, identity.inode, identity.born_ns, path);
+    const std::vector<char> payload =
+        file_payload(id, identity.inode, identity.born_ns, identity.file_system.type,
+                     identity.file_system.id, path);
     return append(file_born, payload.data(), static_cast<std::uint16_t>(payload.size()));
 }
 

@@ -31,7 +31,8 @@ struct DirtyRecord {
 // Which file a home path named when it was journaled: recovery writes its lines into no other.
 struct JournaledIdentity {
     std::uint64_t inode = 0;
-    std::int64_t born_ns = 0; // 0: not known (a FILE_AT_INODE record, or no birth time)
+    std::int64_t born_ns = 0;       // 0: not known (a FILE_AT_INODE record, or no birth time)
+    FileSystemIdentity file_system; // where it was: a path that leads elsewhere now is unmounted
 };
 
 // What a replay found.

@@ -77,15 +77,19 @@ inline void encode_record(std::vector<char>& out, std::uint16_t type, const void
     std::memcpy(record, &crc, 4);
 }
 
-// A FILE_BORN record's payload: the id, the inode number, the birth time in ns (0: unknown), then
-// the home path's bytes. (FILE_AT_INODE's: the same without the birth time.)
-inline constexpr std::size_t file_born_head = 20;
+// A FILE_BORN record's payload: the id, the inode number, the birth time in ns (0: unknown), the
+// file system's type and id (0: unknown), then the home path's bytes. (FILE_AT_INODE's: the id,
+// the inode number and the path.)
+inline constexpr std::size_t file_born_head = 36;
 inline std::vector<char> file_payload(std::uint32_t id, std::uint64_t inode, std::int64_t born_ns,
+                                      std::uint64_t fs_type, std::uint64_t fs_id,
                                       const std::string& path) {
     std::vector<char> payload(file_born_head + path.size());
     std::memcpy(payload.data(), &id, 4);
     std::memcpy(payload.data() + 4, &inode, 8);
     std::memcpy(payload.data() + 12, &born_ns, 8);
+    std::memcpy(payload.data() + 20, &fs_type, 8);
+    std::memcpy(payload.data() + 28, &fs_id, 8);
     std::memcpy(payload.data() + file_born_head, path.data(), path.size());
     return payload;
 }

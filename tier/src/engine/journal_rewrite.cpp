@@ -67,8 +67,9 @@ int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyReco
     const HeaderPayload h{magic, line_size_, slots_, version, page_cache_};
     encode_record(chunk, header, &h, sizeof h);
     for (const auto& [id, named] : rewrite_files_) {
-        const std::vector<char> payload =
-            file_payload(id, named.identity.inode, named.identity.born_ns, named.path);
+        const std::vector<char> payload = file_payload(
+            id, named.identity.inode, named.identity.born_ns, named.identity.file_system.type,
+            named.identity.file_system.id, named.path);
         encode_record(chunk, file_born, payload.data(), static_cast<std::uint16_t>(payload.size()));
         if (const int e = write_if_full(chunk_bytes); e < 0) return give_up(e);
     }

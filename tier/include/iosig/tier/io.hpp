@@ -48,6 +48,18 @@ struct FileStatus {
 // The status of the file `path` names (stat, following symbolic links). 0 or -errno.
 int status_of(const std::filesystem::path& path, FileStatus& out);
 
+// Which file system a file is on (statfs's type and id; the id of ext4, xfs and btrfs comes from
+// their UUID and survives a reboot, a tmpfs's is its mount's). {0, 0}: not known.
+struct FileSystemIdentity {
+    std::uint64_t type = 0;
+    std::uint64_t id = 0;
+    bool known() const { return type != 0 || id != 0; }
+    bool operator==(const FileSystemIdentity&) const = default;
+};
+// The file system of `path`, or of its nearest ancestor that exists (where a file that is not
+// there would be). 0 or -errno.
+int file_system_at(const std::filesystem::path& path, FileSystemIdentity& out);
+
 // Bytes `file` can hold on its file system: the free space there plus the blocks the file already
 // has (it may not exist yet). Sets `error` and returns 0 when its directory cannot be examined.
 std::uint64_t room_for(const std::filesystem::path& file, std::error_code& error);
@@ -86,8 +98,9 @@ public:
     // cannot fail later for want of space. On a file system that cannot reserve, checks room_for
     // instead. -ENOSPC when they do not fit.
     int reserve(off_t length);
-    off_t size() const;                // -errno on failure
-    int status(FileStatus& out) const; // fstat; 0 or -errno
+    off_t size() const;                             // -errno on failure
+    int status(FileStatus& out) const;              // fstat; 0 or -errno
+    int file_system(FileSystemIdentity& out) const; // fstatfs; 0 or -errno
     // Renames the file over `to` (rename(2)); later IO names the file by its new path, also to
     // the fault injector. 0 or -errno.
     int rename_to(const std::filesystem::path& to);
