@@ -77,8 +77,8 @@ void Engine::release_idle_files(bool may_sync) {
                 (void)forget_unused_locked(*it->second);
     }
     // Files whose descriptor the prefetch worker, flush_all, the write-back or another release's
-    // sync is using: the
-    // next in line goes instead, and the releaser's next round (within a second) retries them.
+    // sync is using: the next in line goes instead, and the releaser's next round (within a
+    // second) retries them.
     std::vector<std::uint32_t> busy;
     for (;;) {
         std::shared_ptr<HomeFile> victim;
