@@ -1,10 +1,11 @@
 // Recovery after a crash writes the dirty lines the journal lists into their home files. A home
-// file that is gone (deleted, or its path now a directory) has nowhere to take them: recovery
-// counts them and goes on. A home file that is there but cannot be opened now (no permission for
-// the user the engine runs as, a file system mounted read-only, a device error) still needs them:
-// recovery fails naming the file and the error, keeps the journal, and a later open, once the
-// cause is fixed, writes them home. So does a journal this engine cannot read whole (written by a
-// newer iosig): it is refused and kept, never reset.
+// file that is gone (deleted from its file system, or its path now a directory) has nowhere to
+// take them: recovery counts them and goes on. A home file that is there but cannot be opened now
+// (no permission for the user the engine runs as, a file system mounted read-only, a device
+// error), or whose file system is not mounted, still needs them: recovery fails naming the file
+// and the cause, keeps the journal, and a later open, once the cause is fixed, writes them home. So
+// does a journal this engine cannot read whole (written by a newer iosig): it is refused and kept,
+// never reset.
 #include "crash_config.hpp"
 #include "engine/journal_format.hpp"
 #include "engine_fixture.hpp"
