@@ -74,7 +74,7 @@ TEST(Recovery, AHomeFileItMayNotWriteFailsTheOpenAndKeepsItsLineForTheNext) {
 
 // A home file deleted after the crash: its line has nowhere to go; recovery counts it and the
 // engine opens.
-TEST(Recovery, AHomeFileThatIsGoneIsCountedAndSkipped) {
+TEST(Recovery, AHomeFileThatIsGoneIsCountedAndPassedOver) {
     ScratchDir dir;
     const auto path = dir / "data.bin";
     ASSERT_EQ(leave_a_dirty_line(dir, path, pattern(line, 2)), "");

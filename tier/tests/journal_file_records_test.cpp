@@ -1,0 +1,88 @@
+// How the journal names home files: FILE records (path alone, before session 32), FILE_AT_INODE
+// (path and inode, sessions 32-34) and FILE_BORN (path, inode, birth time and file system, since
+// session 35). Replay reads all three; a rewrite keeps what the last record of each file said.
+// What recovery does with them: file_identity_test.cpp and recovery_access_test.cpp.
+#include "engine/journal.hpp"
+#include "engine/journal_format.hpp"
+#include "engine_fixture.hpp"
+
+#include <cstring>
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+namespace iosig::tier {
+namespace {
+
+using test_support::ScratchDir;
+using test_support::write_file;
+
+// A rewrite keeps each file's inode, birth time and file system, and the path it was named by
+// last.
+TEST(FileIdentity, ARewriteKeepsEachFilesIdentity) {
+    ScratchDir dir;
+    detail::Journal journal(dir / "cache.journal", nullptr);
+    ASSERT_EQ(journal.reset(4096, 8), 0);
+    const detail::JournaledIdentity first{77, 1'700'000'000'000'000'001, {0xef53, 42}};
+    const detail::JournaledIdentity second{78, 0, {}};
+    ASSERT_GT(journal.append_file(1, "/data/first.bin", first), 0);
+    ASSERT_GT(journal.append_file(2, "/data/second.bin", second), 0);
+    ASSERT_GT(journal.append_file(1, "/data/first-renamed.bin", first), 0);
+    ASSERT_GT(journal.append_dirty(0, 1, 3, 4 * 4096), 0);
+    journal.begin_rewrite();
+    double held = 0;
+    ASSERT_EQ(journal.finish_rewrite({{0, detail::DirtyRecord{1, 3}}}, [] { return 0; }, held), 0);
+    const detail::JournalState state = journal.replay();
+    ASSERT_TRUE(state.valid);
+    EXPECT_EQ(state.files.at(1), "/data/first-renamed.bin");
+    EXPECT_EQ(state.identities.at(1).inode, 77u);
+    EXPECT_EQ(state.identities.at(1).born_ns, 1'700'000'000'000'000'001);
+    EXPECT_EQ(state.identities.at(1).file_system, (FileSystemIdentity{0xef53, 42}));
+    EXPECT_EQ(state.files.at(2), "/data/second.bin");
+    EXPECT_EQ(state.identities.at(2).inode, 78u);
+    EXPECT_EQ(state.identities.at(2).born_ns, 0);
+    EXPECT_FALSE(state.identities.at(2).file_system.known());
+}
+
+// A journal written before session 32 names its files by path alone (FILE records), one written
+// before session 35 by path and inode (FILE_AT_INODE): replay still reads both, with no inode or
+// birth time to check where the record has none; a FILE_BORN record gives them, and the file
+// system.
+TEST(FileIdentity, JournalsOfEarlierFileRecordsAreStillRead) {
+    ScratchDir dir;
+    using namespace detail::journal_format;
+    std::vector<char> bytes;
+    const HeaderPayload h{magic, 4096, 8, 2, 0}; // version 2, as sessions 30-34 wrote
+    encode_record(bytes, header, &h, sizeof h);
+    const auto record = [&](Type type, std::uint32_t id, const std::vector<char>& between,
+                            const std::string& path) {
+        std::vector<char> payload(4);
+        std::memcpy(payload.data(), &id, 4);
+        payload.insert(payload.end(), between.begin(), between.end());
+        payload.insert(payload.end(), path.begin(), path.end());
+        encode_record(bytes, type, payload.data(), static_cast<std::uint16_t>(payload.size()));
+    };
+    record(file, 1, {}, "/data/paths-alone.bin");
+    const std::uint64_t inode = 77;
+    std::vector<char> inode_bytes(8);
+    std::memcpy(inode_bytes.data(), &inode, 8);
+    record(file_at_inode, 2, inode_bytes, "/data/at-inode.bin");
+    const std::vector<char> born =
+        file_payload(3, 78, 1'700'000'000'123'456'789, 0x6969, 7, "/data/born.bin");
+    encode_record(bytes, file_born, born.data(), static_cast<std::uint16_t>(born.size()));
+    write_file(dir / "cache.journal", bytes);
+    const detail::JournalState state = detail::Journal(dir / "cache.journal", nullptr).replay();
+    ASSERT_TRUE(state.valid);
+    EXPECT_EQ(state.files.at(1), "/data/paths-alone.bin");
+    EXPECT_EQ(state.identities.count(1), 0u);
+    EXPECT_EQ(state.files.at(2), "/data/at-inode.bin");
+    EXPECT_EQ(state.identities.at(2).inode, 77u);
+    EXPECT_EQ(state.identities.at(2).born_ns, 0);
+    EXPECT_EQ(state.files.at(3), "/data/born.bin");
+    EXPECT_EQ(state.identities.at(3).inode, 78u);
+    EXPECT_EQ(state.identities.at(3).born_ns, 1'700'000'000'123'456'789);
+    EXPECT_EQ(state.identities.at(3).file_system, (FileSystemIdentity{0x6969, 7}));
+}
+
+} // namespace
+} // namespace iosig::tier
