@@ -84,6 +84,17 @@ inline int exit_status_as_nobody(const ScratchDir& dir, const std::function<std:
     return WEXITSTATUS(status);
 }
 
+// In a test body: runs `check` as user 65534 (exit_status_as_nobody) and expects it to pass, or
+// skips saying why (`why`: what running as root instead would not show).
+#define IOSIG_EXPECT_PASSES_AS_NOBODY(dir, check, why)                                             \
+    do {                                                                                           \
+        const int status_as_nobody =                                                               \
+            ::iosig::tier::test_support::exit_status_as_nobody(dir, check);                        \
+        if (status_as_nobody == ::iosig::tier::test_support::could_not_become_nobody)              \
+            GTEST_SKIP() << "root here cannot become user 65534 (no CAP_SETUID?), " << why;        \
+        EXPECT_EQ(status_as_nobody, 0) << "see the child's message above";                         \
+    } while (false)
+
 // The descriptors of this process that name `path` (deleted or not).
 inline int descriptors_naming(const std::filesystem::path& path) {
     int count = 0;

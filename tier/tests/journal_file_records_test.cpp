@@ -1,7 +1,9 @@
 // How the journal names home files: FILE records (path alone, before session 32), FILE_AT_INODE
 // (path and inode, sessions 32-34) and FILE_BORN (path, inode, birth time and file system, since
-// session 35). Replay reads all three; a rewrite keeps what the last record of each file said.
-// What recovery does with them: file_identity_test.cpp and recovery_access_test.cpp.
+// session 35), each FILE_BORN followed by a FILE_HANDLE record where the file system gives the
+// file a handle (since session 36). Replay reads them all; a rewrite keeps what the last records
+// of each file said. What recovery does with them: file_identity_test.cpp,
+// recovery_access_test.cpp and recovery_moved_file_test.cpp.
 #include "engine/journal.hpp"
 #include "engine/journal_format.hpp"
 #include "engine_fixture.hpp"
@@ -17,14 +19,15 @@ namespace {
 using test_support::ScratchDir;
 using test_support::write_file;
 
-// A rewrite keeps each file's inode, birth time and file system, and the path it was named by
-// last.
+// A rewrite keeps each file's inode, birth time, file system and handle, and the path it was
+// named by last.
 TEST(FileIdentity, ARewriteKeepsEachFilesIdentity) {
     ScratchDir dir;
     detail::Journal journal(dir / "cache.journal", nullptr);
     ASSERT_EQ(journal.reset(4096, 8), 0);
-    const detail::JournaledIdentity first{77, 1'700'000'000'000'000'001, {0xef53, 42}};
-    const detail::JournaledIdentity second{78, 0, {}};
+    const FileHandle handle{1, std::string("\x4d\x00\x00\x00\x2a\x8f\x11\x05", 8)};
+    const detail::JournaledIdentity first{77, 1'700'000'000'000'000'001, {0xef53, 42}, handle};
+    const detail::JournaledIdentity second{78, 0, {}, {}};
     ASSERT_GT(journal.append_file(1, "/data/first.bin", first), 0);
     ASSERT_GT(journal.append_file(2, "/data/second.bin", second), 0);
     ASSERT_GT(journal.append_file(1, "/data/first-renamed.bin", first), 0);
@@ -38,10 +41,12 @@ TEST(FileIdentity, ARewriteKeepsEachFilesIdentity) {
     EXPECT_EQ(state.identities.at(1).inode, 77u);
     EXPECT_EQ(state.identities.at(1).born_ns, 1'700'000'000'000'000'001);
     EXPECT_EQ(state.identities.at(1).file_system, (FileSystemIdentity{0xef53, 42}));
+    EXPECT_EQ(state.identities.at(1).handle, handle);
     EXPECT_EQ(state.files.at(2), "/data/second.bin");
     EXPECT_EQ(state.identities.at(2).inode, 78u);
     EXPECT_EQ(state.identities.at(2).born_ns, 0);
     EXPECT_FALSE(state.identities.at(2).file_system.known());
+    EXPECT_FALSE(state.identities.at(2).handle.known());
 }
 
 // A journal written before session 32 names its files by path alone (FILE records), one written
@@ -82,6 +87,45 @@ TEST(FileIdentity, JournalsOfEarlierFileRecordsAreStillRead) {
     EXPECT_EQ(state.identities.at(3).inode, 78u);
     EXPECT_EQ(state.identities.at(3).born_ns, 1'700'000'000'123'456'789);
     EXPECT_EQ(state.identities.at(3).file_system, (FileSystemIdentity{0x6969, 7}));
+}
+
+// A FILE_HANDLE record gives the handle to the file its FILE_BORN record named; a later FILE_BORN
+// record of that file without one (another file in its inode number) leaves it none; one whose
+// file no record named (its FILE_BORN record torn) names nothing. A handle longer than any
+// file system gives (128 bytes) is a record this iosig does not know: the journal is refused.
+TEST(FileIdentity, AFileHandleRecordGoesToTheFileNamedBeforeIt) {
+    ScratchDir dir;
+    using namespace detail::journal_format;
+    const auto journal_with = [&](const std::string& last_handle) {
+        std::vector<char> bytes;
+        const HeaderPayload h{magic, 4096, 8, version, 0};
+        encode_record(bytes, header, &h, sizeof h);
+        const auto named = [&](std::uint32_t id, std::uint64_t inode) {
+            const std::vector<char> born = file_payload(id, inode, 5, 0xef53, 9, "/data/f.bin");
+            encode_record(bytes, file_born, born.data(), static_cast<std::uint16_t>(born.size()));
+        };
+        const auto handle = [&](std::uint32_t id, const std::string& of) {
+            const std::vector<char> payload = handle_payload(id, 1, of);
+            encode_record(bytes, file_handle, payload.data(),
+                          static_cast<std::uint16_t>(payload.size()));
+        };
+        named(1, 70);
+        handle(1, "first");
+        named(2, 71);
+        handle(2, "second");
+        named(2, 72); // reborn: no handle known
+        handle(3, "nobody's");
+        handle(1, last_handle);
+        write_file(dir / "cache.journal", bytes);
+        return detail::Journal(dir / "cache.journal", nullptr).replay();
+    };
+    const detail::JournalState state = journal_with("first again");
+    ASSERT_TRUE(state.valid);
+    EXPECT_EQ(state.identities.at(1).handle, (FileHandle{1, "first again"}));
+    EXPECT_EQ(state.identities.at(2).inode, 72u);
+    EXPECT_FALSE(state.identities.at(2).handle.known());
+    EXPECT_EQ(state.identities.count(3), 0u);
+    EXPECT_THROW(journal_with(std::string(129, 'h')), std::runtime_error);
 }
 
 } // namespace

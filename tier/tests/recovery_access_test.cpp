@@ -64,12 +64,9 @@ std::string a_home_file_it_may_not_write_keeps_its_line(const ScratchDir& dir) {
 
 TEST(Recovery, AHomeFileItMayNotWriteFailsTheOpenAndKeepsItsLineForTheNext) {
     ScratchDir dir;
-    const int status = test_support::exit_status_as_nobody(
-        dir, [&] { return a_home_file_it_may_not_write_keeps_its_line(dir); });
-    if (status == test_support::could_not_become_nobody)
-        GTEST_SKIP() << "root here cannot become another user (no CAP_SETUID?), and root passes "
-                        "every mode check";
-    EXPECT_EQ(status, 0) << "see the child's message above";
+    IOSIG_EXPECT_PASSES_AS_NOBODY(
+        dir, [&] { return a_home_file_it_may_not_write_keeps_its_line(dir); },
+        "and root passes every mode check");
 }
 
 // A home file deleted after the crash: its line has nowhere to go; recovery counts it and the

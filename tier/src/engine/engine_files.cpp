@@ -105,8 +105,13 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             std::lock_guard table(mutex_);
             file->path = canonical.string();
             file->born_ns = status.born_ns;
-            journal_->append_file(id, file->path,
-                                  JournaledIdentity{file->inode, file->born_ns, file->file_system});
+            // Another file in the inode number has a handle of its own (a reborn file came with
+            // the descriptor just put in place: it was released).
+            if (reborn) {
+                file->handle = FileHandle{};
+                if (const File* now = file->io.get()) (void)now->handle(file->handle);
+            }
+            journal_->append_file(id, file->path, file->journaled_identity());
         }
     } else {
         if (!io) return -EAGAIN; // unreachable: the loop above brings a descriptor for a new file
@@ -116,6 +121,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         f->inode = identity.second;
         f->born_ns = status.born_ns;
         (void)io->file_system(f->file_system); // unknown ({0, 0}) if fstatfs fails
+        (void)io->handle(f->handle);           // unknown (empty) where the file system gives none
         f->device = identity.first;
         f->writable = writable;
         const off_t size = io->size();
@@ -128,9 +134,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             // lines is recorded dirty until the record is appended (mark_dirty), so its writes
             // go home meanwhile.
             std::lock_guard table(mutex_);
-            f->journaled =
-                journal_->append_file(id, f->path,
-                                      JournaledIdentity{f->inode, f->born_ns, f->file_system}) > 0;
+            f->journaled = journal_->append_file(id, f->path, f->journaled_identity()) > 0;
         }
         files_[id] = std::move(f);
         file_ids_[identity] = id;

@@ -1,4 +1,5 @@
-// The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, recovery, shutdown),
+// The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, shutdown; recovery
+// is recovery.cpp),
 // engine_files.cpp (home files and handles: open_file, close, close-to-open consistency),
 // engine_lines.cpp (line allocation, fills, leases, marking lines dirty, the journal's commit),
 // engine_idle.cpp (releasing and forgetting files no handle has open, the releaser thread),

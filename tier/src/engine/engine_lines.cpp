@@ -320,9 +320,7 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
     bool size_unrecorded = false;
     if (!m.dirty) {
         if (!file.journaled) { // opened while the journal failed: named first
-            if (journal_->append_file(
-                    file.id, file.path,
-                    JournaledIdentity{file.inode, file.born_ns, file.file_system}) < 0)
+            if (journal_->append_file(file.id, file.path, file.journaled_identity()) < 0)
                 return unrecorded_dirty;
             file.journaled = true;
         }

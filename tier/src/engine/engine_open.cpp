@@ -1,6 +1,8 @@
-// Opening the engine, crash recovery, shutdown and the file table (engine_impl.hpp).
+// Opening the engine (crash recovery first: recovery.cpp), shutdown and the file table
+// (engine_impl.hpp).
 #include "engine_impl.hpp"
 #include "iosig/units.hpp"
+#include "recovery.hpp"
 
 #include <bit>
 #include <cerrno>
@@ -29,124 +31,6 @@ std::uint64_t prefetch_buffer_lines(const TierConfig& config) {
 }
 
 namespace detail {
-namespace {
-
-std::filesystem::path journal_path(const TierConfig& c) {
-    return c.cache_file.string() + ".journal";
-}
-
-// Writes the dirty lines a crashed engine left in its cache file to their home files.
-// `page_cache`: the one this engine runs under (page_cache_instance); another in the journal's
-// header means a power cut, after which only committed DIRTY records are trusted.
-RecoveryReport write_home_after_crash(const TierConfig& config, JournalState state,
-                                      std::uint64_t page_cache) {
-    RecoveryReport report;
-    report.journal_found = state.valid;
-    report.torn_tail = state.torn_tail;
-    report.dirty_lines = state.dirty.size();
-    if (!state.valid) return report;
-    report.power_cut = state.page_cache == 0 || state.page_cache != page_cache;
-    if (report.power_cut) report.uncommitted_lines = state.drop_uncommitted();
-    const auto fail = [&](const std::string& what, int error) {
-        return TierError(
-            fmt::format("{}: recovery failed: {}: {} (the journal is kept; fix and reopen)",
-                        config.cache_file.string(), what, std::strerror(error)));
-    };
-    std::map<std::uint32_t, std::unique_ptr<File>> homes;
-    std::set<std::uint32_t> replaced; // files whose path names another inode now
-    auto home = [&](std::uint32_t id) -> File* {
-        if (auto it = homes.find(id); it != homes.end()) return it->second.get();
-        const auto name = state.files.find(id);
-        int error = 0;
-        std::unique_ptr<File> f;
-        if (name != state.files.end()) {
-            f = File::open(name->second, O_RDWR, 0, FileRole::home, false, config.faults, error);
-            // A file that is there and cannot be opened now (no permission, a read-only mount,
-            // a device error) still needs its lines: fail, and keep them for a later attempt.
-            // Gone, it has nowhere to take them; a directory at its path is another file.
-            if (!f && error == EISDIR) replaced.insert(id);
-            if (!f && error != ENOENT && error != ENOTDIR && error != EISDIR)
-                throw fail("opening " + name->second, error);
-            // Not there: deleted, or on a file system not mounted now, where the path ends on
-            // the one below the mount point.
-            if (const auto journaled = state.identities.find(id);
-                !f && error != EISDIR && journaled != state.identities.end() &&
-                journaled->second.file_system.known()) {
-                FileSystemIdentity now;
-                if (file_system_at(name->second, now) < 0 || now != journaled->second.file_system)
-                    throw TierError(fmt::format(
-                        "{}: recovery failed: {} is not there, and its path now ends on another "
-                        "file system than the file was on (not mounted?); mount it and reopen, or "
-                        "remove the journal {} to drop the file's dirty lines",
-                        config.cache_file.string(), name->second, journal_path(config).string()));
-            }
-        }
-        // The inode and its birth time: a device's number may change across a reboot, an
-        // inode's does not, and a file made after the crash may have the same inode number.
-        if (const auto journaled = state.identities.find(id);
-            f && journaled != state.identities.end()) {
-            const JournaledIdentity& was = journaled->second;
-            FileStatus now;
-            if (f->status(now) < 0 || now.inode != was.inode ||
-                (was.born_ns != 0 && now.born_ns != 0 && now.born_ns != was.born_ns)) {
-                f.reset();
-                replaced.insert(id);
-            }
-        }
-        File* raw = f.get();
-        homes[id] = std::move(f);
-        return raw;
-    };
-    // A truncate the journal holds may not have reached the home file.
-    for (const auto& [id, length] : state.truncated) {
-        if (File* f = home(id); f != nullptr && f->size() > length) {
-            if (const int e = f->ftruncate(length); e < 0)
-                throw fail("truncating " + f->path().string(), -e);
-        }
-    }
-    if (!state.dirty.empty()) {
-        int error = 0;
-        auto cache = File::open(config.cache_file, O_RDONLY, 0, FileRole::cache, false,
-                                config.faults, error);
-        if (!cache && error == ENOENT)
-            throw TierError(fmt::format(
-                "{}: recovery failed: the cache file is gone, and the journal {} lists {} dirty "
-                "lines in it; put it back, or remove the journal to drop them",
-                config.cache_file.string(), journal_path(config).string(), state.dirty.size()));
-        if (!cache) throw fail("opening the cache file", error);
-        std::vector<char> buffer(state.line_size);
-        for (const auto& [slot, line] : state.dirty) {
-            File* f = home(line.file);
-            if (f == nullptr) {
-                ++(replaced.count(line.file) ? report.lines_of_replaced_files
-                                             : report.missing_files);
-                continue;
-            }
-            const ssize_t got = cache->pread(buffer.data(), buffer.size(),
-                                             static_cast<off_t>(slot * state.line_size));
-            if (got < 0) throw fail("reading slot " + std::to_string(slot), static_cast<int>(-got));
-            std::fill(buffer.begin() + got, buffer.end(), 0);
-            const auto size_it = state.sizes.find(line.file);
-            const std::int64_t size =
-                std::max<std::int64_t>(size_it == state.sizes.end() ? 0 : size_it->second, 0);
-            const auto start = static_cast<std::int64_t>(line.line * state.line_size);
-            const std::int64_t n =
-                std::min<std::int64_t>(static_cast<std::int64_t>(state.line_size), size - start);
-            if (n <= 0) continue;
-            const ssize_t put = f->pwrite(buffer.data(), static_cast<std::size_t>(n), start);
-            if (put < 0) throw fail("writing " + f->path().string(), static_cast<int>(-put));
-            ++report.lines_written_home;
-        }
-    }
-    for (auto& [id, f] : homes)
-        if (f) {
-            if (const int e = f->fdatasync(); e < 0)
-                throw fail("syncing " + f->path().string(), -e);
-        }
-    return report;
-}
-
-} // namespace
 
 Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.line_size) {
     if (!std::has_single_bit(line_size_) || line_size_ < 4096 || line_size_ > (1u << 20))

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "home_io.hpp"
+#include "journal.hpp"
 #include "range_lock.hpp"
 
 #include <atomic>
@@ -20,6 +21,7 @@ struct HomeFile {
     std::uint64_t inode = 0;        // journaled with the path: recovery writes into no other file
     std::int64_t born_ns = 0;       // ... with its birth time (FileStatus::born_ns)
     FileSystemIdentity file_system; // ... and its file system
+    FileHandle handle;              // ... and its handle, which finds it after a rename
     std::uint64_t device = 0;
     HomeIo io;
     bool writable = false;
@@ -69,6 +71,9 @@ struct HomeFile {
     bool forgetting = false;
     std::mutex append_mutex; // appends and truncates of the file, one at a time
     RangeLock ranges;        // each read, write and truncate is one step for the others
+
+    // How the journal names it (with `path`).
+    JournaledIdentity journaled_identity() const { return {inode, born_ns, file_system, handle}; }
 };
 
 } // namespace iosig::tier::detail

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <string>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -230,6 +231,76 @@ int file_system_at(const std::filesystem::path& path, FileSystemIdentity& out) {
         if ((errno != ENOENT && errno != ENOTDIR) || !at.has_relative_path()) return -errno;
         at = at.parent_path();
     }
+}
+
+namespace {
+
+// name_to_handle_at's structure with room for the largest handle (MAX_HANDLE_SZ bytes).
+struct HandleBuffer {
+    alignas(struct file_handle) unsigned char storage[sizeof(struct file_handle) + MAX_HANDLE_SZ]{};
+    struct file_handle& head = *reinterpret_cast<struct file_handle*>(storage);
+};
+
+// A descriptor of the nearest directory above `near` that exists, if it is on `file_system`; else
+// -errno: -EXDEV when the path now ends on another file system, -EPERM when the directory may not
+// be read (open_by_handle_at takes no O_PATH descriptor).
+int anchor_on(const std::filesystem::path& near, const FileSystemIdentity& file_system) {
+    std::filesystem::path at = near.parent_path();
+    for (;;) {
+        const int fd = ::open(at.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 && errno == EACCES) return -EPERM;
+        if (fd >= 0) {
+            struct statfs st{};
+            const bool there = ::fstatfs(fd, &st) == 0 && identity_from(st) == file_system;
+            if (there) return fd;
+            ::close(fd);
+            return -EXDEV;
+        }
+        if ((errno != ENOENT && errno != ENOTDIR) || !at.has_relative_path()) return -errno;
+        at = at.parent_path();
+    }
+}
+
+} // namespace
+
+int File::handle(FileHandle& out) const {
+    HandleBuffer h;
+    h.head.handle_bytes = MAX_HANDLE_SZ;
+    int mount_id = 0;
+    if (::name_to_handle_at(buffered_fd_, "", &h.head, &mount_id, AT_EMPTY_PATH) != 0)
+        return -errno;
+    out.type = h.head.handle_type;
+    out.bytes.assign(reinterpret_cast<const char*>(h.head.f_handle), h.head.handle_bytes);
+    return 0;
+}
+
+std::unique_ptr<File> File::open_by_handle(const FileHandle& handle,
+                                           const std::filesystem::path& near,
+                                           const FileSystemIdentity& file_system, int flags,
+                                           FileRole role, std::shared_ptr<IoFaults> faults,
+                                           int& error) {
+    if (!handle.known() || handle.bytes.size() > MAX_HANDLE_SZ || !file_system.known()) {
+        error = EINVAL;
+        return nullptr;
+    }
+    const int anchor = anchor_on(near, file_system);
+    if (anchor < 0) {
+        error = -anchor;
+        return nullptr;
+    }
+    HandleBuffer h;
+    h.head.handle_type = handle.type;
+    h.head.handle_bytes = static_cast<unsigned>(handle.bytes.size());
+    std::memcpy(h.head.f_handle, handle.bytes.data(), handle.bytes.size());
+    const int fd = ::open_by_handle_at(anchor, &h.head, flags | O_CLOEXEC);
+    error = fd < 0 ? errno : 0;
+    ::close(anchor);
+    if (fd < 0) return nullptr;
+    std::error_code ec;
+    std::filesystem::path now =
+        std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+    if (ec) now = near;
+    return std::make_unique<File>(fd, fd, role, std::move(now), std::move(faults));
 }
 
 int File::file_system(FileSystemIdentity& out) const {

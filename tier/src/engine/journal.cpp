@@ -37,7 +37,7 @@ bool replay_record(JournalState& state, std::uint16_t type, const char* p, std::
         if (length < 12) return false;
         const auto id = load<std::uint32_t>(p);
         state.files[id] = std::string(p + 12, length - 12u);
-        state.identities[id] = JournaledIdentity{load<std::uint64_t>(p + 4), 0, {}};
+        state.identities[id] = JournaledIdentity{load<std::uint64_t>(p + 4), 0, {}, {}};
         return true;
     }
     case file_born: {
@@ -45,8 +45,21 @@ bool replay_record(JournalState& state, std::uint16_t type, const char* p, std::
         const auto id = load<std::uint32_t>(p);
         state.files[id] = std::string(p + file_born_head, length - file_born_head);
         state.identities[id] = JournaledIdentity{
-            load<std::uint64_t>(p + 4), load<std::int64_t>(p + 12),
-            FileSystemIdentity{load<std::uint64_t>(p + 20), load<std::uint64_t>(p + 28)}};
+            load<std::uint64_t>(p + 4),
+            load<std::int64_t>(p + 12),
+            FileSystemIdentity{load<std::uint64_t>(p + 20), load<std::uint64_t>(p + 28)},
+            {}};
+        return true;
+    }
+    case file_handle: {
+        if (length <= file_handle_head || length > file_handle_head + file_handle_most)
+            return false;
+        // It follows its file's FILE_BORN record; alone (that record torn) it names nothing.
+        if (const auto it = state.identities.find(load<std::uint32_t>(p));
+            it != state.identities.end())
+            it->second.handle =
+                FileHandle{load<std::int32_t>(p + 4),
+                           std::string(p + file_handle_head, length - file_handle_head)};
         return true;
     }
     case dirty: {
@@ -228,14 +241,21 @@ int Journal::write_locked(const std::vector<char>& records) {
 
 std::int64_t Journal::append_file(std::uint32_t id, const std::string& path,
                                   JournaledIdentity identity) {
-    {
-        std::lock_guard lock(append_mutex_);
-        files_[id] = NamedFile{path, identity};
-    }
     const std::vector<char> payload =
         file_payload(id, identity.inode, identity.born_ns, identity.file_system.type,
                      identity.file_system.id, path);
-    return append(file_born, payload.data(), static_cast<std::uint16_t>(payload.size()));
+    std::lock_guard lock(append_mutex_);
+    files_[id] = NamedFile{path, identity};
+    std::int64_t record =
+        append_locked(file_born, payload.data(), static_cast<std::uint16_t>(payload.size()));
+    if (record > 0 && identity.handle.known()) {
+        // Right after the FILE_BORN record, under the same lock: replay gives it to that file.
+        const std::vector<char> handle =
+            handle_payload(id, identity.handle.type, identity.handle.bytes);
+        record =
+            append_locked(file_handle, handle.data(), static_cast<std::uint16_t>(handle.size()));
+    }
+    return record;
 }
 
 void Journal::forget_file(std::uint32_t id) {

@@ -33,6 +33,7 @@ struct JournaledIdentity {
     std::uint64_t inode = 0;
     std::int64_t born_ns = 0;       // 0: not known (a FILE_AT_INODE record, or no birth time)
     FileSystemIdentity file_system; // where it was: a path that leads elsewhere now is unmounted
+    FileHandle handle; // finds it renamed or moved (a FILE_HANDLE record; empty: not known)
 };
 
 // What a replay found.
@@ -87,7 +88,8 @@ public:
 
     // Appends; returns the record's sequence number, or -errno. Not durable until sync_to().
     // Names file `id`: its path, inode and birth time (recovery writes its lines only into that
-    // file). A later record for the same id names the path it was last opened by.
+    // file), and its handle when known (recovery finds it by that where the path no longer leads
+    // to it). A later record for the same id names the path it was last opened by.
     std::int64_t append_file(std::uint32_t id, const std::string& path, JournaledIdentity identity);
     // The engine forgot file `id` (no line of it is cached or dirty, no cut unfinished): a
     // rewrite leaves its FILE record out, so that the journal does not grow with every file an

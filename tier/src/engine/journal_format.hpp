@@ -26,13 +26,17 @@ enum Type : std::uint16_t {
     // the file from a later one in the same inode number. Replaces FILE_AT_INODE in new journals;
     // FILE_AT_INODE is still read.
     file_born = 10,
+    // The handle of the file a FILE_BORN record just named (session 36): recovery finds the file
+    // by it after a rename or a move (File::open_by_handle).
+    file_handle = 11,
 };
 inline constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
 // 2 (session 30): the header names its page cache, and COMMIT records say which DIRTY records a
 // recovery after a power cut may trust. A version-1 journal synced every DIRTY record after its
-// line's data: recovery trusts all of them. 3 (session 35): FILE_BORN records. Replay reads
-// every version up to this one, and refuses a later one or a record type it does not know.
-inline constexpr std::uint32_t version = 3;
+// line's data: recovery trusts all of them. 3 (session 35): FILE_BORN records. 4 (session 36):
+// FILE_HANDLE records. Replay reads every version up to this one, and refuses a later one or a
+// record type it does not know.
+inline constexpr std::uint32_t version = 4;
 inline constexpr std::size_t head = 8; // crc + type + length
 
 #pragma pack(push, 1)
@@ -91,6 +95,18 @@ inline std::vector<char> file_payload(std::uint32_t id, std::uint64_t inode, std
     std::memcpy(payload.data() + 20, &fs_type, 8);
     std::memcpy(payload.data() + 28, &fs_id, 8);
     std::memcpy(payload.data() + file_born_head, path.data(), path.size());
+    return payload;
+}
+
+// A FILE_HANDLE record's payload: the id, the handle's type, then its bytes (1 to 128).
+inline constexpr std::size_t file_handle_head = 8;
+inline constexpr std::size_t file_handle_most = 128; // MAX_HANDLE_SZ
+inline std::vector<char> handle_payload(std::uint32_t id, std::int32_t type,
+                                        const std::string& bytes) {
+    std::vector<char> payload(file_handle_head + bytes.size());
+    std::memcpy(payload.data(), &id, 4);
+    std::memcpy(payload.data() + 4, &type, 4);
+    std::memcpy(payload.data() + file_handle_head, bytes.data(), bytes.size());
     return payload;
 }
 

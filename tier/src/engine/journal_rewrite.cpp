@@ -71,6 +71,11 @@ int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyReco
             id, named.identity.inode, named.identity.born_ns, named.identity.file_system.type,
             named.identity.file_system.id, named.path);
         encode_record(chunk, file_born, payload.data(), static_cast<std::uint16_t>(payload.size()));
+        if (const FileHandle& handle = named.identity.handle; handle.known()) {
+            const std::vector<char> bytes = handle_payload(id, handle.type, handle.bytes);
+            encode_record(chunk, file_handle, bytes.data(),
+                          static_cast<std::uint16_t>(bytes.size()));
+        }
         if (const int e = write_if_full(chunk_bytes); e < 0) return give_up(e);
     }
     // Before the DIRTY records: replay takes a file's size from its TRUNCATE record and then

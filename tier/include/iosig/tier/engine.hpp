@@ -115,6 +115,10 @@ struct RecoveryReport {
     // Dirty lines whose home path now names another file (a rename over it, or a delete and a
     // create): skipped, as their file is not there to write to.
     std::uint64_t lines_of_replaced_files = 0;
+    // Home files found by the handle the journal keeps for them (open_by_handle_at) where their
+    // journaled path no longer leads to them: renamed or moved since. Their lines were written
+    // there, and are among lines_written_home.
+    std::uint64_t files_found_moved = 0;
     // After a power cut (the journal was written under another page cache): dirty lines whose
     // DIRTY record no COMMIT covered, left out (their slots may hold another line's bytes).
     std::uint64_t uncommitted_lines = 0;

@@ -45,7 +45,7 @@ struct FileStatus {
     std::int64_t born_ns = 0;
 };
 
-// The status of the file `path` names (stat, following symbolic links). 0 or -errno.
+// The status of the file `path` names (statx, following symbolic links). 0 or -errno.
 int status_of(const std::filesystem::path& path, FileStatus& out);
 
 // Which file system a file is on (statfs's type and id; the id of ext4, xfs and btrfs comes from
@@ -59,6 +59,16 @@ struct FileSystemIdentity {
 // The file system of `path`, or of its nearest ancestor that exists (where a file that is not
 // there would be). 0 or -errno.
 int file_system_at(const std::filesystem::path& path, FileSystemIdentity& out);
+
+// What name_to_handle_at gives for a file: the file system's own name for it, which still finds
+// it (open_by_handle_at) after a rename or a move to another directory of that file system, and
+// finds nothing once it is deleted. Empty where the file system gives none.
+struct FileHandle {
+    std::int32_t type = 0;
+    std::string bytes;
+    bool known() const { return !bytes.empty(); }
+    bool operator==(const FileHandle&) const = default;
+};
 
 // Bytes `file` can hold on its file system: the free space there plus the blocks the file already
 // has (it may not exist yet). Sets `error` and returns 0 when its directory cannot be examined.
@@ -101,6 +111,17 @@ public:
     off_t size() const;                             // -errno on failure
     int status(FileStatus& out) const;              // fstat; 0 or -errno
     int file_system(FileSystemIdentity& out) const; // fstatfs; 0 or -errno
+    int handle(FileHandle& out) const;              // name_to_handle_at; 0 or -errno
+    // Opens the file `handle` names on the file system `file_system`, wherever it is now: the
+    // nearest ancestor of `near` that exists and is on that file system is where the kernel looks
+    // (open_by_handle_at, which needs CAP_DAC_READ_SEARCH: EPERM without it). The File's path is
+    // the one the file has now. Returns nullptr and sets `error` on failure: ESTALE for a file
+    // deleted since, EXDEV when no ancestor of `near` is on that file system (not mounted).
+    static std::unique_ptr<File> open_by_handle(const FileHandle& handle,
+                                                const std::filesystem::path& near,
+                                                const FileSystemIdentity& file_system, int flags,
+                                                FileRole role, std::shared_ptr<IoFaults> faults,
+                                                int& error);
     // Renames the file over `to` (rename(2)); later IO names the file by its new path, also to
     // the fault injector. 0 or -errno.
     int rename_to(const std::filesystem::path& to);
