@@ -62,13 +62,7 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
     } catch (const std::runtime_error& e) {
         throw TierError(e.what());
     }
-    JournalState journaled;
-    try {
-        journaled = journal_->replay();
-    } catch (const std::runtime_error& e) { // unreadable: the journal is kept
-        throw TierError(e.what());
-    }
-    recovery_ = write_home_after_crash(config, std::move(journaled), journal_->page_cache());
+    recovery_ = write_home_after_crash(config, replay_or_refuse(*journal_), journal_->page_cache());
 
     int error = 0;
     cache_ = File::open(config.cache_file, O_RDWR | O_CREAT, 0600, FileRole::cache,

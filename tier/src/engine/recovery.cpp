@@ -18,6 +18,14 @@ std::filesystem::path journal_path(const TierConfig& config) {
     return config.cache_file.string() + ".journal";
 }
 
+JournalState replay_or_refuse(Journal& journal) {
+    try {
+        return journal.replay();
+    } catch (const std::runtime_error& e) {
+        throw TierError(e.what());
+    }
+}
+
 namespace {
 
 TierError recovery_failed(const TierConfig& config, const std::string& what, int error) {
@@ -195,3 +203,37 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
 }
 
 } // namespace iosig::tier::detail
+
+namespace iosig::tier {
+
+RecoveryReport TierCache::recover(const std::filesystem::path& cache_file) {
+    TierConfig config;
+    config.cache_file = cache_file;
+    const std::filesystem::path journal_file = detail::journal_path(config);
+    std::error_code ec;
+    if (!std::filesystem::exists(journal_file, ec)) {
+        if (ec)
+            throw TierError(fmt::format("{}: cannot look for the journal: {}",
+                                        journal_file.string(), ec.message()));
+        return RecoveryReport{};
+    }
+    std::unique_ptr<detail::Journal> journal;
+    try {
+        journal = std::make_unique<detail::Journal>(journal_file, nullptr);
+    } catch (const std::runtime_error& e) {
+        throw TierError(e.what());
+    }
+    detail::JournalState state = detail::replay_or_refuse(*journal);
+    const std::uint64_t line_size = state.line_size, slots = state.slots;
+    const RecoveryReport report =
+        detail::write_home_after_crash(config, std::move(state), journal->page_cache());
+    // Every line is home: the journal starts again, empty, for the same cache.
+    if (report.journal_found)
+        if (const int e = journal->reset(line_size, slots); e < 0)
+            throw TierError(fmt::format("{}: every dirty line is home, but the journal cannot be "
+                                        "emptied: {}; the next open writes them again",
+                                        journal_file.string(), std::strerror(-e)));
+    return report;
+}
+
+} // namespace iosig::tier

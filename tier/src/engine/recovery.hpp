@@ -14,6 +14,10 @@ namespace iosig::tier::detail {
 // The journal beside a cache file: <cache file>.journal.
 std::filesystem::path journal_path(const TierConfig& config);
 
+// The journal's records (Journal::replay), or TierError naming what this iosig cannot read in it
+// (a journal of a newer one: it is kept).
+JournalState replay_or_refuse(Journal& journal);
+
 // Writes the dirty lines `state` lists to their home files and syncs them. `page_cache`: the one
 // this engine runs under (page_cache_instance); another in the journal's header means a power
 // cut, after which only committed DIRTY records are trusted. Throws TierError, naming the file

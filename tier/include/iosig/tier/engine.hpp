@@ -125,8 +125,9 @@ struct RecoveryReport {
     bool power_cut = false; // the journal was written under another boot or mount
 };
 
-// Thrown only by TierCache::open (bad configuration, unusable cache file or journal, recovery that
-// could not write a dirty line home: then the journal is kept for the next attempt).
+// Thrown only by TierCache::open and TierCache::recover (bad configuration, unusable cache file or
+// journal, recovery that could not write a dirty line home: then the journal is kept for the next
+// attempt).
 class TierError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
@@ -140,6 +141,12 @@ public:
     // but not writable or failing, the cache file gone) or the journal is of a newer iosig; a line
     // whose home file is gone, or replaced by another file, is counted in recovery() instead.
     static std::unique_ptr<TierCache> open(const TierConfig& config);
+    // Recovery alone, without opening a cache (iosig-tier-recover): writes home every dirty line
+    // the journal beside `cache_file` lists, as open would, and leaves the journal empty, so that a
+    // node can put its files right at boot, before any program reads or writes them. No journal
+    // there: nothing to do (journal_found false, and nothing is made). Throws TierError as open
+    // does, keeping the journal, and when a live engine holds the cache file.
+    static RecoveryReport recover(const std::filesystem::path& cache_file);
     virtual ~TierCache() = default; // writes every dirty line home and leaves an empty journal
 
     // Returns a handle >= 0 or -errno. Flags as open(2): O_RDONLY/O_WRONLY/O_RDWR, O_CREAT, O_EXCL,
