@@ -198,6 +198,35 @@ TEST_CASE("open, pread and close of 256 cached files in turn") {
     std::filesystem::remove_all(dir);
 }
 
+// A file the engine has not met: its first open brings its descriptors, its status, its file
+// system and (since session 36) its handle, and journals it (a FILE_BORN record and, since session
+// 36, a FILE_HANDLE one). Each run opens and closes a file of its own, made before its sample is
+// timed; the engine forgets each (released, no line cached) as later ones push it out of the idle
+// files.
+TEST_CASE("open and close of a file the engine has not met") {
+    const std::filesystem::path dir = scratch();
+    auto tier = TierCache::open(large_cache(dir, std::uint64_t{1} << 18));
+    int made = 0;
+    BENCHMARK_ADVANCED("open_file + close, a file not met before")
+    (Catch::Benchmark::Chronometer meter) {
+        std::vector<std::filesystem::path> paths;
+        for (int i = 0; i < meter.runs(); ++i) {
+            paths.push_back(dir / fmt::format("new-{}.dat", made++));
+            const int fd = ::open(paths.back().c_str(), O_WRONLY | O_CREAT, 0600);
+            REQUIRE(fd >= 0);
+            ::close(fd);
+        }
+        meter.measure([&](int i) {
+            const int h = tier->open_file(paths[static_cast<std::size_t>(i)], O_RDONLY);
+            return tier->close(h) + h;
+        });
+        for (const auto& path : paths)
+            std::filesystem::remove(path);
+    };
+    tier.reset();
+    std::filesystem::remove_all(dir);
+}
+
 // The cache on a disk file system (IOSIG_BENCH_DISK, default /var/tmp), 1 GiB of 4 KiB lines, no
 // write-back while it runs: a write that turns a clean line dirty (its DIRTY record), and a
 // 128-byte append to a dirty line (a SIZE record). Neither syncs anything since session 30; before,

@@ -49,6 +49,28 @@ TEST(FileIdentity, ARewriteKeepsEachFilesIdentity) {
     EXPECT_FALSE(state.identities.at(2).handle.known());
 }
 
+// A file named while a rewrite is under way (between begin_rewrite, which notes the files named so
+// far, and finish_rewrite) is in the rewritten journal too, with its handle: its records are in
+// the tail the rewrite appends.
+TEST(FileIdentity, AFileNamedDuringARewriteIsInTheRewrittenJournal) {
+    ScratchDir dir;
+    detail::Journal journal(dir / "cache.journal", nullptr);
+    ASSERT_EQ(journal.reset(4096, 8), 0);
+    ASSERT_GT(journal.append_file(1, "/data/before.bin", {70, 0, {}, {}}), 0);
+    journal.begin_rewrite();
+    const FileHandle handle{1, "during"};
+    ASSERT_GT(journal.append_file(2, "/data/during.bin", {71, 5, {0xef53, 9}, handle}), 0);
+    ASSERT_GT(journal.append_dirty(0, 2, 0, 4096), 0);
+    double held = 0;
+    ASSERT_EQ(journal.finish_rewrite({}, [] { return 0; }, held), 0);
+    const detail::JournalState state = journal.replay();
+    ASSERT_TRUE(state.valid);
+    EXPECT_EQ(state.files.at(1), "/data/before.bin");
+    EXPECT_EQ(state.files.at(2), "/data/during.bin");
+    EXPECT_EQ(state.identities.at(2).handle, handle);
+    EXPECT_EQ(state.dirty.at(0).file, 2u);
+}
+
 // A journal written before session 32 names its files by path alone (FILE records), one written
 // before session 35 by path and inode (FILE_AT_INODE): replay still reads both, with no inode or
 // birth time to check where the record has none; a FILE_BORN record gives them, and the file

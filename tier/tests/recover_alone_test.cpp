@@ -83,7 +83,10 @@ TEST(RecoverAlone, TheCommandSaysWhatItWroteHome) {
     const auto cache = (dir / "cache.tier").string();
     const auto run = run_tool(recover_command(cache + " 2>&1"));
     EXPECT_EQ(run.status, 0) << run.output;
-    EXPECT_EQ(run.output, cache + ": 1 dirty lines in the journal, 1 written home\n");
+    // (A power cut may be reported too: the journal was written under this process's simulated
+    // power cuts, which the command's page cache does not count.)
+    EXPECT_EQ(run.output.rfind(cache + ": 1 dirty lines in the journal, 1 written home", 0), 0u)
+        << run.output;
     EXPECT_EQ(read_file(path), with_the_dirty_line(dirty));
     const auto again = run_tool(recover_command(cache + " 2>&1"));
     EXPECT_EQ(again.status, 0) << again.output;

@@ -244,18 +244,22 @@ std::int64_t Journal::append_file(std::uint32_t id, const std::string& path,
     const std::vector<char> payload =
         file_payload(id, identity.inode, identity.born_ns, identity.file_system.type,
                      identity.file_system.id, path);
-    std::lock_guard lock(append_mutex_);
-    files_[id] = NamedFile{path, identity};
-    std::int64_t record =
-        append_locked(file_born, payload.data(), static_cast<std::uint16_t>(payload.size()));
-    if (record > 0 && identity.handle.known()) {
-        // Right after the FILE_BORN record, under the same lock: replay gives it to that file.
+    std::vector<char> records;
+    encode_record(records, file_born, payload.data(), static_cast<std::uint16_t>(payload.size()));
+    std::int64_t count = 1;
+    if (identity.handle.known()) {
+        // Right after the FILE_BORN record, in the same write: replay gives it to that file.
         const std::vector<char> handle =
             handle_payload(id, identity.handle.type, identity.handle.bytes);
-        record =
-            append_locked(file_handle, handle.data(), static_cast<std::uint16_t>(handle.size()));
+        encode_record(records, file_handle, handle.data(),
+                      static_cast<std::uint16_t>(handle.size()));
+        ++count;
     }
-    return record;
+    std::lock_guard lock(append_mutex_);
+    files_[id] = NamedFile{path, std::move(identity)};
+    if (const int e = write_locked(records); e < 0) return e;
+    if (rewriting_) tail_.insert(tail_.end(), records.begin(), records.end());
+    return appended_ += count;
 }
 
 void Journal::forget_file(std::uint32_t id) {
