@@ -34,7 +34,7 @@ int Engine::compact_journal(std::unique_lock<std::mutex>& lock) {
         for (std::size_t i = from; i < std::min(entries, from + batch); ++i) {
             const auto [slot, token] = dirty_fifo_[i];
             if (current_dirty_entry_locked(slot, token))
-                dirty.emplace_back(slot, DirtyRecord{meta_[slot].file, meta_[slot].line});
+                dirty.emplace_back(slot, DirtyRecord{meta_[slot].file, line_of(meta_[slot].key)});
         }
         longest_hold = std::max(longest_hold, Clock::now() - start);
         lock.unlock();

@@ -189,8 +189,9 @@ int Engine::write_leased_line(HomeFile& file, const Lease& lease, const char* da
         return refused_by_cache;
     }
     if (n >= 0 && !lease.hit) ++cache_epoch_; // the line's first data in this slot
-    int marked =
-        n < 0 ? static_cast<int>(n) : mark_dirty(file, lease.slot, pos + static_cast<off_t>(chunk));
+    const ByteRange written{static_cast<std::uint32_t>(in), static_cast<std::uint32_t>(in + chunk)};
+    int marked = n < 0 ? static_cast<int>(n)
+                       : mark_dirty(file, lease.slot, pos + static_cast<off_t>(chunk), written);
     // The journal cannot record the line dirty: the slot now holds bytes the home file lacks
     // under no record, so the line leaves the cache and the write goes home (the line was clean
     // and is not being written back, or mark_dirty would have needed no record).

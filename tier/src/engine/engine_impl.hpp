@@ -18,6 +18,7 @@
 #pragma once
 
 #include "../flat_map.hpp"
+#include "dirty_parts.hpp"
 #include "home_file.hpp"
 #include "iosig/tier/engine.hpp"
 #include "journal.hpp"
@@ -149,7 +150,11 @@ private:
     int fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run);
     std::uint64_t fill_run_length(const HomeFile& file, std::uint64_t line, std::int64_t home_size,
                                   FillRun& run);
-    int mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size);
+    // `written`: the bytes of the line the write changed (only dirty bytes go home).
+    int mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size, ByteRange written);
+    void add_dirty_bytes_locked(Slot slot, ByteRange written);
+    // The dirty parts of a slot's line (one, or those in dirty_parts_).
+    std::vector<ByteRange> dirty_parts_locked(Slot slot) const;
     int commit_journal();
     int sync_cache();
     bool bypass(Handle& handle, off_t offset, std::size_t count);
@@ -288,6 +293,9 @@ private:
     }
     std::uint64_t dirty_count_ = 0;
     std::uint64_t dirty_tokens_ = 0;
+    // The parts of dirty lines written in more than one place (LineMeta::dirty_begin, _end hold
+    // their span); an entry goes when its line is clean. Usually empty or small.
+    std::unordered_map<Slot, std::vector<ByteRange>> dirty_parts_;
     // Lines in the index per file, and the files whose last line has left it since the last
     // release_idle_files (which forgets those released meanwhile).
     std::unordered_map<std::uint32_t, std::uint64_t> resident_lines_;

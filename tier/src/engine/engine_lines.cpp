@@ -220,7 +220,6 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
         m.in_free_list = false;
         m.key = key;
         m.file = file.id;
-        m.line = line;
         m.pins = 1;
         index_.put(key, slot);
         ++resident_lines_[file.id];
@@ -313,7 +312,7 @@ void Engine::unpin_locked(Slot slot) {
 // all. After a power cut recovery trusts only the DIRTY records a COMMIT covers (commit_journal):
 // an uncommitted one may name a slot whose durable bytes are still the previous line's. Only what
 // an fsync made durable is promised then, and fsync writes the line home itself.
-int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
+int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size, ByteRange written) {
     std::lock_guard lock(mutex_);
     LineMeta& m = meta_[slot];
     const std::int64_t size = std::max(file.size, new_size);
@@ -326,22 +325,54 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size) {
         }
         // A failed append leaves no whole record (a torn one is overwritten by the next): the
         // journal still says what it said of the slot before this write.
-        if (journal_->append_dirty(slot, file.id, m.line, size) < 0) return unrecorded_dirty;
+        if (journal_->append_dirty(slot, file.id, line_of(m.key), size) < 0)
+            return unrecorded_dirty;
         m.dirty = true;
+        m.dirty_begin = written.begin;
+        m.dirty_end = written.end;
+        dirty_parts_.erase(slot);
         ++dirty_count_;
         m.dirty_token = ++dirty_tokens_;
         m.dirty_since = now();
         dirty_fifo_.emplace_back(slot, m.dirty_token);
-    } else if (size > file.size) {
+    } else {
+        if (config_.dirty_bytes_only) add_dirty_bytes_locked(slot, written);
         // Recovery writes a dirty line home up to its file's journaled size. Durable before the
         // bytes it covers, this record has recovery write the slot's older content of this same
         // line there (a committed DIRTY record's slot holds the line's bytes durably), never
         // another line's.
-        size_unrecorded = journal_->append_size(file.id, size) < 0;
+        if (size > file.size) size_unrecorded = journal_->append_size(file.id, size) < 0;
     }
     ++m.generation;
     file.size = size;
     return size_unrecorded ? unrecorded_size : 0;
+}
+
+// A dirty line's span grows to cover `written`; where the two leave a gap, the line keeps its
+// parts in dirty_parts_, so that a write-back does not put the bytes between home (another writer
+// of the file may have changed them there).
+void Engine::add_dirty_bytes_locked(Slot slot, ByteRange written) {
+    LineMeta& m = meta_[slot];
+    auto parts = dirty_parts_.find(slot);
+    if (parts == dirty_parts_.end()) {
+        if (written.begin <= m.dirty_end && written.end >= m.dirty_begin) { // one part still
+            m.dirty_begin = std::min(m.dirty_begin, written.begin);
+            m.dirty_end = std::max(m.dirty_end, written.end);
+            return;
+        }
+        parts =
+            dirty_parts_.emplace(slot, std::vector<ByteRange>{{m.dirty_begin, m.dirty_end}}).first;
+    }
+    add_dirty_part(parts->second, written);
+    m.dirty_begin = parts->second.front().begin;
+    m.dirty_end = parts->second.back().end;
+    if (parts->second.size() == 1) dirty_parts_.erase(parts);
+}
+
+std::vector<ByteRange> Engine::dirty_parts_locked(Slot slot) const {
+    if (const auto parts = dirty_parts_.find(slot); parts != dirty_parts_.end())
+        return parts->second;
+    return {ByteRange{meta_[slot].dirty_begin, meta_[slot].dirty_end}};
 }
 
 // Makes the DIRTY records appended so far trustworthy after a power cut: the point is noted, the

@@ -21,7 +21,7 @@ std::vector<Slot> Engine::pin_lines_from_locked(const HomeFile& file, std::uint6
     } else {
         for (Slot s = 0; s < lines_; ++s) {
             const LineMeta& m = meta_[s];
-            if (m.file != file.id || m.line < first_line) continue;
+            if (m.file != file.id || line_of(m.key) < first_line) continue;
             if (const Slot* owner = index_.find(m.key); owner != nullptr && *owner == s)
                 slots.push_back(s);
         }
@@ -139,13 +139,14 @@ bool Engine::cut_lines_locked(HomeFile& file, off_t length, const std::vector<Sl
     for (const Slot s : slots) {
         LineMeta& m = meta_[s];
         if (!m.valid || m.file != file.id) continue;
-        const auto start = static_cast<std::int64_t>(m.line * line_size_);
+        const auto start = static_cast<std::int64_t>(line_of(m.key) * line_size_);
         if (start < length) {
             partial.emplace_back(s, static_cast<std::size_t>(length - start));
             continue;
         }
         if (m.dirty) {
             m.dirty = false;
+            dirty_parts_.erase(s);
             --dirty_count_;
             // Without its CLEAN record the journal still lists the slot as holding the line:
             // no other line may land in it (acquire's wait for the record fails, and the caller

@@ -15,43 +15,61 @@ struct Snapshot {
     Key key = 0;
     std::uint64_t generation = 0;
     HomeFile* file = nullptr;
-    std::int64_t start = 0;
-    std::size_t bytes = 0; // how much of the line lies inside the file
-    char* data = nullptr;
+    std::int64_t start = 0; // of the line in the file
+    // The dirty parts of the line that lie inside the file (the bytes that go home), in order.
+    std::vector<ByteRange> parts;
+    char* data = nullptr; // the whole line
+    std::int64_t written_end() const { return parts.empty() ? start : start + parts.back().end; }
 };
 
-// Lines of a batch that go home in one write: adjacent lines of one file, every one but the last
-// whole, up to TierConfig::io_run_bytes (the same bound as reads).
+// The dirty bytes of lines of a batch that go home in one write: adjacent lines of one file, each
+// dirty from its start and all but the last to its end, up to TierConfig::io_run_bytes (the same
+// bound as reads); a line dirty in parts sends each part in a write of its own.
 struct WriteRun {
     HomeFile* file = nullptr;
     std::int64_t start = 0;
     std::size_t bytes = 0;
     std::vector<std::size_t> members; // indices into the batch's snapshots, in file order
+    std::vector<iovec> pieces;        // in the snapshots' buffers
 };
 
 // The batch [begin, end) of `snaps` (in key order) as write runs; lines that failed their snapshot
-// or lie beyond the end of the file are left out.
+// or have no dirty byte inside the file are left out.
 std::vector<WriteRun> write_runs(const std::vector<Snapshot>& snaps, std::size_t begin,
                                  std::size_t end, const std::vector<int>& result,
                                  std::uint64_t line_size, std::uint64_t run_bytes) {
     std::vector<WriteRun> runs;
     for (std::size_t i = begin; i < end; ++i) {
         const Snapshot& snap = snaps[i];
-        if (result[i - begin] != 0 || snap.bytes == 0) continue;
-        WriteRun* last = runs.empty() ? nullptr : &runs.back();
-        const bool joins = last != nullptr && last->file == snap.file &&
-                           last->bytes % line_size == 0 &&
-                           last->start + static_cast<std::int64_t>(last->bytes) == snap.start &&
-                           last->members.size() < io_run_lines(run_bytes, line_size) &&
-                           (snap.bytes == line_size || !snap.file->io->direct());
-        if (joins) {
-            last->bytes += snap.bytes;
-            last->members.push_back(i);
-        } else {
-            runs.push_back(WriteRun{snap.file, snap.start, snap.bytes, {i}});
+        if (result[i - begin] != 0) continue;
+        for (const ByteRange& part : snap.parts) {
+            const std::int64_t at = snap.start + part.begin;
+            const std::size_t bytes = part.end - part.begin;
+            const iovec piece{snap.data + part.begin, bytes};
+            WriteRun* last = runs.empty() ? nullptr : &runs.back();
+            const bool joins = last != nullptr && last->file == snap.file &&
+                               last->bytes % line_size == 0 && part.begin == 0 &&
+                               last->start + static_cast<std::int64_t>(last->bytes) == at &&
+                               last->members.size() < io_run_lines(run_bytes, line_size) &&
+                               (bytes == line_size || !snap.file->io->direct());
+            if (joins) {
+                last->bytes += bytes;
+                last->members.push_back(i);
+                last->pieces.push_back(piece);
+            } else {
+                runs.push_back(WriteRun{snap.file, at, bytes, {i}, {piece}});
+            }
         }
     }
     return runs;
+}
+
+// `parts` without what lies at or beyond `inside` bytes of the line (the end of the file).
+std::vector<ByteRange> inside_the_file(std::vector<ByteRange> parts, std::size_t inside) {
+    const auto limit = static_cast<std::uint32_t>(inside);
+    std::erase_if(parts, [&](const ByteRange& p) { return p.begin >= limit; });
+    if (!parts.empty()) parts.back().end = std::min(parts.back().end, limit);
+    return parts;
 }
 
 } // namespace
@@ -66,6 +84,7 @@ int Engine::record_clean_locked(Slot slot) {
     const std::int64_t record = journal_->append_clean(slot);
     if (record < 0) return static_cast<int>(record);
     m.dirty = false;
+    dirty_parts_.erase(slot);
     --dirty_count_;
     m.clean_record = record;
     return 0;
@@ -99,7 +118,7 @@ int Engine::flush_slots(const std::vector<Slot>& slots, int* unrecorded) {
             m.flushing = true;
             ++m.pins;
             ++file->lines_in_writeback;
-            claimed.push_back(Snapshot{s, m.key, 0, file, 0, 0, nullptr});
+            claimed.push_back(Snapshot{s, m.key, 0, file, 0, {}, nullptr});
         }
     }
     if (claimed.empty()) return 0;
@@ -130,9 +149,15 @@ int Engine::flush_slots(const std::vector<Slot>& slots, int* unrecorded) {
                     continue;
                 }
                 snap.generation = m.generation;
-                snap.start = static_cast<std::int64_t>(m.line * line_size_);
-                snap.bytes = static_cast<std::size_t>(std::clamp<std::int64_t>(
+                snap.start = static_cast<std::int64_t>(line_of(m.key) * line_size_);
+                // With dirty_bytes_only, only the bytes writes changed go home: the rest is what
+                // the fill read, and another writer of the file may have changed it there since.
+                const auto inside = static_cast<std::uint32_t>(std::clamp<std::int64_t>(
                     snap.file->size - snap.start, 0, static_cast<std::int64_t>(line_size_)));
+                snap.parts =
+                    inside_the_file(config_.dirty_bytes_only ? dirty_parts_locked(snap.slot)
+                                                             : std::vector<ByteRange>{{0, inside}},
+                                    inside);
             }
             const ssize_t n =
                 cache_->pread(snap.data, line_size_, static_cast<off_t>(snap.slot * line_size_));
@@ -144,10 +169,6 @@ int Engine::flush_slots(const std::vector<Slot>& slots, int* unrecorded) {
         const std::vector<WriteRun> runs =
             write_runs(claimed, begin, end, result, line_size_, config_.io_run_bytes);
         writeback_writes_ += runs.size();
-        std::vector<std::vector<iovec>> parts(runs.size());
-        for (std::size_t r = 0; r < runs.size(); ++r)
-            for (const std::size_t i : runs[r].members)
-                parts[r].push_back(iovec{claimed[i].data, claimed[i].bytes});
         const auto fail_run = [&](std::size_t r, int e) {
             for (const std::size_t i : runs[r].members)
                 result[i - begin] = e;
@@ -164,8 +185,8 @@ int Engine::flush_slots(const std::vector<Slot>& slots, int* unrecorded) {
                 if (uring_ && fd >= 0 && (whole || !run.file->io->direct())) {
                     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
                     if (sqe != nullptr) {
-                        io_uring_prep_writev(sqe, fd, parts[r].data(),
-                                             static_cast<unsigned>(parts[r].size()),
+                        io_uring_prep_writev(sqe, fd, runs[r].pieces.data(),
+                                             static_cast<unsigned>(runs[r].pieces.size()),
                                              static_cast<std::uint64_t>(run.start));
                         io_uring_sqe_set_data(sqe, reinterpret_cast<void*>(r));
                         ++submitted;
@@ -194,14 +215,15 @@ int Engine::flush_slots(const std::vector<Slot>& slots, int* unrecorded) {
             }
         }
         for (const std::size_t r : sync_writes) {
-            const ssize_t n = runs[r].file->io->pwritev(parts[r], runs[r].start);
+            const ssize_t n = runs[r].file->io->pwritev(runs[r].pieces, runs[r].start);
             if (n < 0) fail_run(r, static_cast<int>(n));
         }
         // Durable on the home files, and the cache file at least as new as what went home, before
         // the lines may be recorded clean.
         std::set<HomeFile*> touched;
         for (std::size_t i = begin; i < end; ++i)
-            if (result[i - begin] == 0 && claimed[i].bytes > 0) touched.insert(claimed[i].file);
+            if (result[i - begin] == 0 && !claimed[i].parts.empty())
+                touched.insert(claimed[i].file);
         for (HomeFile* f : touched) {
             ++home_syncs_;
             if (const int e = f->io->fdatasync(); e < 0)
@@ -226,8 +248,8 @@ int Engine::flush_slots(const std::vector<Slot>& slots, int* unrecorded) {
                 if (result[i - begin] > 0) { // skipped: nothing to record
                 } else if (result[i - begin] == 0) {
                     m.flushed_generation = std::max(m.flushed_generation, snap.generation);
-                    snap.file->home_size = std::max<std::int64_t>(
-                        snap.file->home_size, snap.start + static_cast<std::int64_t>(snap.bytes));
+                    snap.file->home_size =
+                        std::max<std::int64_t>(snap.file->home_size, snap.written_end());
                     ++writebacks_;
                     if (m.generation == snap.generation) { // no write since the snapshot
                         // A line the journal cannot record clean stays dirty: the journal still

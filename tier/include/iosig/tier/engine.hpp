@@ -58,6 +58,14 @@ struct TierConfig {
     // close), and an engine that serves many files one after another holds this many descriptors
     // more than the program has open, not one per file it ever opened. The cached lines stay.
     std::size_t idle_files = 64;
+    // For files that other processes write at the same time (the ranks of a parallel job writing
+    // their parts of one file, each with an engine of its own): a write-back puts home only the
+    // bytes this engine's writes changed, not the rest of the line as its fill read it, which
+    // another writer may have changed at home since. Off, a write-back writes whole lines (the
+    // engine is then the file's only writer while it has a handle open, as an NFS client assumes
+    // between open and close): a part smaller than a page costs the home file system a read of
+    // that page first (docs/tier.md, "Several writers of one file").
+    bool dirty_bytes_only = false;
     unsigned queue_depth = 32;        // io_uring entries of the write-back
     bool direct_io = true;            // O_DIRECT for line IO when the file systems allow it
     int numa_node = -1;               // staging memory node; -1 = the creating CPU's node
