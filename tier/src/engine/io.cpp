@@ -238,7 +238,7 @@ namespace {
 // name_to_handle_at's structure with room for the largest handle (MAX_HANDLE_SZ bytes).
 struct HandleBuffer {
     alignas(struct file_handle) unsigned char storage[sizeof(struct file_handle) + MAX_HANDLE_SZ]{};
-    struct file_handle& head = *reinterpret_cast<struct file_handle*>(storage);
+    struct file_handle* head() { return reinterpret_cast<struct file_handle*>(storage); }
 };
 
 // A descriptor of the nearest directory above `near` that exists, if it is on `file_system`; else
@@ -265,12 +265,12 @@ int anchor_on(const std::filesystem::path& near, const FileSystemIdentity& file_
 
 int File::handle(FileHandle& out) const {
     HandleBuffer h;
-    h.head.handle_bytes = MAX_HANDLE_SZ;
+    h.head()->handle_bytes = MAX_HANDLE_SZ;
     int mount_id = 0;
-    if (::name_to_handle_at(buffered_fd_, "", &h.head, &mount_id, AT_EMPTY_PATH) != 0)
+    if (::name_to_handle_at(buffered_fd_, "", h.head(), &mount_id, AT_EMPTY_PATH) != 0)
         return -errno;
-    out.type = h.head.handle_type;
-    out.bytes.assign(reinterpret_cast<const char*>(h.head.f_handle), h.head.handle_bytes);
+    out.type = h.head()->handle_type;
+    out.bytes.assign(reinterpret_cast<const char*>(h.head()->f_handle), h.head()->handle_bytes);
     return 0;
 }
 
@@ -289,10 +289,10 @@ std::unique_ptr<File> File::open_by_handle(const FileHandle& handle,
         return nullptr;
     }
     HandleBuffer h;
-    h.head.handle_type = handle.type;
-    h.head.handle_bytes = static_cast<unsigned>(handle.bytes.size());
-    std::memcpy(h.head.f_handle, handle.bytes.data(), handle.bytes.size());
-    const int fd = ::open_by_handle_at(anchor, &h.head, flags | O_CLOEXEC);
+    h.head()->handle_type = handle.type;
+    h.head()->handle_bytes = static_cast<unsigned>(handle.bytes.size());
+    std::memcpy(h.head()->f_handle, handle.bytes.data(), handle.bytes.size());
+    const int fd = ::open_by_handle_at(anchor, h.head(), flags | O_CLOEXEC);
     error = fd < 0 ? errno : 0;
     ::close(anchor);
     if (fd < 0) return nullptr;
