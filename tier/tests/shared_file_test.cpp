@@ -101,5 +101,25 @@ TEST(SharedFile, TwoEnginesWritingAlternateRecordsKeepEachOthersRecords) {
     EXPECT_EQ(read_file(path), expected);
 }
 
+// Dirty bytes that run on across a line's end go home in one write, as whole lines do: a write of
+// two lines' worth starting 512 bytes into a line makes three lines dirty in part, and one write
+// home (three before the parts that continue the previous line's joined its run).
+TEST(SharedFile, DirtyBytesAcrossLinesGoHomeInOneWrite) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    std::vector<char> expected = pattern(4 * line, 1);
+    write_file(path, expected);
+    auto tier = engine_in(dir, "a");
+    const int h = tier->open_file(path, O_RDWR);
+    ASSERT_GE(h, 0);
+    const std::vector<char> bytes = pattern(2 * line, 2);
+    ASSERT_EQ(tier->pwrite(h, bytes.data(), bytes.size(), 512), static_cast<ssize_t>(2 * line));
+    std::copy(bytes.begin(), bytes.end(), expected.begin() + 512);
+    ASSERT_EQ(tier->fsync(h), 0);
+    EXPECT_EQ(tier->stats().writebacks, 3u);
+    EXPECT_EQ(tier->stats().writeback_writes, 1u);
+    EXPECT_EQ(read_file(path), expected);
+}
+
 } // namespace
 } // namespace iosig::tier

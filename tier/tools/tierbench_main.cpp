@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
     unsigned prefetch_window = PrefetchConfig{}.max_depth;
     double write_ratio = 0;
     bool json = false;
+    bool dirty_bytes_only = false;
     app.add_option("--cache-dir", cache_dir, "directory on the fast mount for the cache file")
         ->required();
     app.add_option("--home-dir", home_dir, "directory on the slow mount for the home file")
@@ -183,6 +184,9 @@ int main(int argc, char** argv) {
     tools::add_prefetch_options(app, prefetch, prefetch_window);
     app.add_option("--mode", mode,
                    "both, tier, direct, or model (the prediction alone; default both)");
+    app.add_flag("--dirty-bytes-only", dirty_bytes_only,
+                 "write back only the bytes the writes changed (TierConfig::dirty_bytes_only, for "
+                 "files several processes write; default: whole lines)");
     app.add_flag("--json", json, "print JSON");
     // A bad option is bad input (2), as a bad trace is; --help still exits 0.
     try {
@@ -243,6 +247,7 @@ int main(int argc, char** argv) {
         config.prefetch = prefetch;
         config.prefetch_config.max_depth = prefetch_window;
         config.sequential_cutoff = size_or_throw(sequential_cutoff_text, "--sequential-cutoff");
+        config.dirty_bytes_only = dirty_bytes_only;
 
         out["requests"] = workload.ops.size();
         out["reads"] = workload.reads;
@@ -252,6 +257,7 @@ int main(int argc, char** argv) {
         out["line_size"] = line_size;
         out["policy"] = policy;
         out["io_run"] = config.io_run_bytes;
+        out["dirty_bytes_only"] = dirty_bytes_only;
         const auto model = bench::model_json(workload, config, home, node_file);
         if (!model) return exit_bad_input;
         out["model"] = *model;

@@ -22,9 +22,10 @@ struct Snapshot {
     std::int64_t written_end() const { return parts.empty() ? start : start + parts.back().end; }
 };
 
-// The dirty bytes of lines of a batch that go home in one write: adjacent lines of one file, each
-// dirty from its start and all but the last to its end, up to TierConfig::io_run_bytes (the same
-// bound as reads); a line dirty in parts sends each part in a write of its own.
+// The dirty bytes of lines of a batch that go home in one write: bytes of adjacent lines of one
+// file that follow each other without a gap, up to TierConfig::io_run_bytes (the same bound as
+// reads); each part of a line dirty in parts starts a write of its own, unless it continues the
+// previous line's.
 struct WriteRun {
     HomeFile* file = nullptr;
     std::int64_t start = 0;
@@ -47,11 +48,16 @@ std::vector<WriteRun> write_runs(const std::vector<Snapshot>& snaps, std::size_t
             const std::size_t bytes = part.end - part.begin;
             const iovec piece{snap.data + part.begin, bytes};
             WriteRun* last = runs.empty() ? nullptr : &runs.back();
+            // Whole lines from a line's start stay a run of their own on a direct descriptor,
+            // so that they go home with O_DIRECT; dirty bytes that continue across a line's end
+            // join whatever run they continue.
+            const auto ls = static_cast<std::int64_t>(line_size);
+            const bool whole_run = last != nullptr && last->start % ls == 0 &&
+                                   static_cast<std::int64_t>(last->bytes) % ls == 0;
             const bool joins = last != nullptr && last->file == snap.file &&
-                               last->bytes % line_size == 0 && part.begin == 0 &&
                                last->start + static_cast<std::int64_t>(last->bytes) == at &&
                                last->members.size() < io_run_lines(run_bytes, line_size) &&
-                               (bytes == line_size || !snap.file->io->direct());
+                               (!snap.file->io->direct() || !whole_run || bytes == line_size);
             if (joins) {
                 last->bytes += bytes;
                 last->members.push_back(i);
