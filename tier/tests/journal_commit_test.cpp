@@ -63,7 +63,7 @@ TEST(JournalCommit, ACommitDuringARewriteDoesNotCoverWhatFollowsTheRewrite) {
     const CommitPoint point = journal.commit_point();
     ASSERT_GT(journal.append_commit(point), 0);
     double held = 0;
-    ASSERT_EQ(journal.finish_rewrite({{0, DirtyRecord{1, 10}}}, [] { return 0; }, held), 0);
+    ASSERT_EQ(journal.finish_rewrite({{0, DirtyRecord{1, 10, 0, {}}}}, [] { return 0; }, held), 0);
     ASSERT_GT(journal.append_dirty(1, 1, 11, 8192), 0); // after the rewrite, uncommitted
     JournalState state = journal.replay();
     ASSERT_EQ(state.dirty.size(), 2u);

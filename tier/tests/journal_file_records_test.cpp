@@ -34,7 +34,8 @@ TEST(FileIdentity, ARewriteKeepsEachFilesIdentity) {
     ASSERT_GT(journal.append_dirty(0, 1, 3, 4 * 4096), 0);
     journal.begin_rewrite();
     double held = 0;
-    ASSERT_EQ(journal.finish_rewrite({{0, detail::DirtyRecord{1, 3}}}, [] { return 0; }, held), 0);
+    ASSERT_EQ(
+        journal.finish_rewrite({{0, detail::DirtyRecord{1, 3, 0, {}}}}, [] { return 0; }, held), 0);
     const detail::JournalState state = journal.replay();
     ASSERT_TRUE(state.valid);
     EXPECT_EQ(state.files.at(1), "/data/first-renamed.bin");
@@ -69,6 +70,39 @@ TEST(FileIdentity, AFileNamedDuringARewriteIsInTheRewrittenJournal) {
     EXPECT_EQ(state.files.at(2), "/data/during.bin");
     EXPECT_EQ(state.identities.at(2).handle, handle);
     EXPECT_EQ(state.dirty.at(0).file, 2u);
+}
+
+// A dirty line's DIRTY_PART records name the bytes its writes changed: replay merges them, a new
+// DIRTY record of the slot starts afresh and a CLEAN one drops them; a rewrite keeps them.
+TEST(DirtyParts, TheJournalKeepsTheBytesADirtyLineChanged) {
+    ScratchDir dir;
+    detail::Journal journal(dir / "cache.journal", nullptr);
+    ASSERT_EQ(journal.reset(4096, 8), 0);
+    ASSERT_GT(journal.append_file(1, "/data/f.bin", {70, 0, {}, {}}), 0);
+    ASSERT_GT(journal.append_dirty(0, 1, 3, 4 * 4096), 0);
+    ASSERT_GT(journal.append_dirty_part(0, {0, 100}), 0);
+    ASSERT_GT(journal.append_dirty_part(0, {200, 300}), 0);
+    ASSERT_GT(journal.append_dirty_part(0, {100, 150}), 0);
+    ASSERT_GT(journal.append_dirty(1, 1, 0, 4 * 4096), 0);
+    ASSERT_GT(journal.append_dirty_part(1, {5, 6}), 0);
+    ASSERT_GT(journal.append_dirty(1, 1, 1, 4 * 4096), 0); // the slot holds another line now
+    ASSERT_GT(journal.append_dirty(2, 1, 2, 4 * 4096), 0);
+    ASSERT_GT(journal.append_dirty_part(2, {0, 10}), 0);
+    ASSERT_GT(journal.append_clean(2), 0);
+    const std::vector<detail::ByteRange> parts{{0, 150}, {200, 300}};
+    detail::JournalState state = journal.replay();
+    EXPECT_EQ(state.dirty.at(0).parts, parts);
+    EXPECT_TRUE(state.dirty.at(1).parts.empty());
+    EXPECT_EQ(state.dirty.count(2), 0u);
+    journal.begin_rewrite();
+    double held = 0;
+    ASSERT_EQ(journal.finish_rewrite(
+                  {{0, detail::DirtyRecord{1, 3, 0, parts}}, {1, detail::DirtyRecord{1, 1, 0, {}}}},
+                  [] { return 0; }, held),
+              0);
+    state = journal.replay();
+    EXPECT_EQ(state.dirty.at(0).parts, parts);
+    EXPECT_TRUE(state.dirty.at(1).parts.empty());
 }
 
 // A journal written before session 32 names its files by path alone (FILE records), one written

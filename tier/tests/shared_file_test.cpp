@@ -7,10 +7,13 @@
 // whole lines home, and the last write-back of a line undid the other writers' parts of it.
 #include "engine_fixture.hpp"
 
+#include <chrono>
 #include <fcntl.h>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <memory>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace iosig::tier {
@@ -118,6 +121,123 @@ TEST(SharedFile, DirtyBytesAcrossLinesGoHomeInOneWrite) {
     ASSERT_EQ(tier->fsync(h), 0);
     EXPECT_EQ(tier->stats().writebacks, 3u);
     EXPECT_EQ(tier->stats().writeback_writes, 1u);
+    EXPECT_EQ(read_file(path), expected);
+}
+
+// Another program's write, past the engine.
+void write_outside(const std::filesystem::path& path, const std::vector<char>& bytes, off_t at) {
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), at), static_cast<ssize_t>(bytes.size()));
+    ::close(fd);
+}
+
+TierConfig writer_config(const ScratchDir& dir, std::shared_ptr<IoFaults> faults = nullptr) {
+    std::filesystem::create_directories(dir / "a");
+    TierConfig config = small_config(dir); // nothing goes home until asked
+    config.cache_file = dir / "a" / "cache.tier";
+    config.dirty_bytes_only = true;
+    config.faults = std::move(faults);
+    return config;
+}
+
+// A writer crashes with two parts of a line dirty while another writes the rest of the line at
+// home: recovery writes only the crashed writer's parts (the journal's DIRTY_PART records), and
+// the other's bytes stay (before them recovery wrote the whole line, as its fill had read it).
+TEST(SharedFile, RecoveryWritesOnlyTheCrashedWritersBytes) {
+    ScratchDir dir;
+    const auto path = dir / "shared.bin";
+    std::vector<char> expected = pattern(line, 1);
+    write_file(path, expected);
+    const std::vector<char> mine = pattern(line, 2), theirs = pattern(line, 3);
+    {
+        auto tier = TierCache::open(writer_config(dir));
+        const int h = tier->open_file(path, O_RDWR);
+        ASSERT_GE(h, 0);
+        ASSERT_EQ(tier->pwrite(h, mine.data(), 2048, 0), 2048);
+        ASSERT_EQ(tier->pwrite(h, mine.data() + 3000, 100, 3000), 100);
+        ASSERT_EQ(tier->commit(), 0);
+        tier->abandon();
+    }
+    write_outside(path, std::vector<char>(theirs.begin() + 2048, theirs.begin() + 3000), 2048);
+    write_outside(path, std::vector<char>(theirs.begin() + 3100, theirs.end()), 3100);
+    std::copy(mine.begin(), mine.begin() + 2048, expected.begin());
+    std::copy(theirs.begin() + 2048, theirs.begin() + 3000, expected.begin() + 2048);
+    std::copy(mine.begin() + 3000, mine.begin() + 3100, expected.begin() + 3000);
+    std::copy(theirs.begin() + 3100, theirs.end(), expected.begin() + 3100);
+    auto tier = TierCache::open(writer_config(dir));
+    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
+    EXPECT_EQ(read_file(path), expected);
+}
+
+// The same after the journal was rewritten (twice, past 1 KiB, while the line stayed dirty): the
+// rewritten journal keeps the line's parts.
+TEST(SharedFile, ARewrittenJournalKeepsTheDirtyParts) {
+    ScratchDir dir;
+    const auto path = dir / "shared.bin";
+    const auto other = dir / "other.bin";
+    std::vector<char> expected = pattern(line, 1);
+    write_file(path, expected);
+    write_file(other, pattern(2 * line, 8));
+    const std::vector<char> mine = pattern(line, 2), theirs = pattern(line, 3);
+    {
+        TierConfig config = writer_config(dir);
+        config.journal_compaction_bytes = 1024;
+        auto tier = TierCache::open(config);
+        const int h = tier->open_file(path, O_RDWR);
+        const int o = tier->open_file(other, O_RDWR);
+        ASSERT_GE(h, 0);
+        ASSERT_GE(o, 0);
+        ASSERT_EQ(tier->pwrite(h, mine.data(), 100, 0), 100);
+        ASSERT_EQ(tier->pwrite(h, mine.data() + 3000, 100, 3000), 100);
+        // The other file's lines written and synced home until the journal was rewritten twice.
+        const std::vector<char> two = pattern(2 * line, 9);
+        // The flusher looks at the journal's size once a second (writeback_delay / 2, at most 1 s).
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (tier->stats().journal_rewrites < 2 && std::chrono::steady_clock::now() < deadline) {
+            ASSERT_EQ(tier->pwrite(o, two.data(), two.size(), 0), static_cast<ssize_t>(two.size()));
+            ASSERT_EQ(tier->fsync(o), 0);
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        ASSERT_GE(tier->stats().journal_rewrites, 2u);
+        ASSERT_EQ(tier->commit(), 0);
+        tier->abandon();
+    }
+    write_outside(path, std::vector<char>(theirs.begin() + 100, theirs.begin() + 3000), 100);
+    std::copy(mine.begin(), mine.begin() + 100, expected.begin());
+    std::copy(theirs.begin() + 100, theirs.begin() + 3000, expected.begin() + 100);
+    std::copy(mine.begin() + 3000, mine.begin() + 3100, expected.begin() + 3000);
+    auto tier = TierCache::open(writer_config(dir));
+    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
+    EXPECT_EQ(read_file(path), expected);
+}
+
+// A part the journal cannot record (its device failing) would not be written home by recovery:
+// the write's bytes go home at once, and survive a crash of the process with the line's recorded
+// part written home by recovery.
+TEST(SharedFile, APartTheJournalRefusesGoesHomeAtOnce) {
+    ScratchDir dir;
+    const auto path = dir / "shared.bin";
+    std::vector<char> expected = pattern(line, 1);
+    write_file(path, expected);
+    const std::vector<char> bytes = pattern(line, 2);
+    auto faults = std::make_shared<IoFaults>();
+    {
+        auto tier = TierCache::open(writer_config(dir, faults));
+        const int h = tier->open_file(path, O_RDWR);
+        ASSERT_GE(h, 0);
+        ASSERT_EQ(tier->pwrite(h, bytes.data(), 100, 0), 100);
+        ASSERT_EQ(tier->commit(), 0);
+        faults->fail_now({FileRole::journal});
+        ASSERT_EQ(tier->pwrite(h, bytes.data() + 2000, 100, 2000), 100);
+        std::copy(bytes.begin() + 2000, bytes.begin() + 2100, expected.begin() + 2000);
+        EXPECT_EQ(read_file(path), expected) << "the refused part is not home";
+        faults->clear_failures();
+        tier->abandon();
+    }
+    std::copy(bytes.begin(), bytes.begin() + 100, expected.begin());
+    auto tier = TierCache::open(writer_config(dir));
+    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
     EXPECT_EQ(read_file(path), expected);
 }
 

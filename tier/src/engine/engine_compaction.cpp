@@ -34,7 +34,10 @@ int Engine::compact_journal(std::unique_lock<std::mutex>& lock) {
         for (std::size_t i = from; i < std::min(entries, from + batch); ++i) {
             const auto [slot, token] = dirty_fifo_[i];
             if (current_dirty_entry_locked(slot, token))
-                dirty.emplace_back(slot, DirtyRecord{meta_[slot].file, line_of(meta_[slot].key)});
+                dirty.emplace_back(slot, DirtyRecord{meta_[slot].file, line_of(meta_[slot].key), 0,
+                                                     config_.dirty_bytes_only
+                                                         ? dirty_parts_locked(slot)
+                                                         : std::vector<ByteRange>{}});
         }
         longest_hold = std::max(longest_hold, Clock::now() - start);
         lock.unlock();

@@ -153,6 +153,7 @@ private:
     // `written`: the bytes of the line the write changed (only dirty bytes go home).
     int mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size, ByteRange written);
     void add_dirty_bytes_locked(Slot slot, ByteRange written);
+    bool dirty_bytes_cover_locked(Slot slot, ByteRange written) const;
     // The dirty parts of a slot's line (one, or those in dirty_parts_).
     std::vector<ByteRange> dirty_parts_locked(Slot slot) const;
     int commit_journal();

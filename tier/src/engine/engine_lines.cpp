@@ -331,17 +331,28 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size, ByteRan
         m.dirty_begin = written.begin;
         m.dirty_end = written.end;
         dirty_parts_.erase(slot);
+        // Without its first DIRTY_PART record recovery writes the whole line (more than the
+        // writes changed, never less), and so does the write-back, which then records no part.
+        if (config_.dirty_bytes_only && journal_->append_dirty_part(slot, written) < 0) {
+            m.dirty_begin = 0;
+            m.dirty_end = static_cast<std::uint32_t>(line_size_);
+        }
         ++dirty_count_;
         m.dirty_token = ++dirty_tokens_;
         m.dirty_since = now();
         dirty_fifo_.emplace_back(slot, m.dirty_token);
     } else {
-        if (config_.dirty_bytes_only) add_dirty_bytes_locked(slot, written);
+        // A part the journal does not name would not be written home by recovery: the caller
+        // writes the bytes home too when it cannot take the record (unrecorded_size).
+        if (config_.dirty_bytes_only && !dirty_bytes_cover_locked(slot, written)) {
+            add_dirty_bytes_locked(slot, written);
+            size_unrecorded = journal_->append_dirty_part(slot, written) < 0;
+        }
         // Recovery writes a dirty line home up to its file's journaled size. Durable before the
         // bytes it covers, this record has recovery write the slot's older content of this same
         // line there (a committed DIRTY record's slot holds the line's bytes durably), never
         // another line's.
-        if (size > file.size) size_unrecorded = journal_->append_size(file.id, size) < 0;
+        if (size > file.size && journal_->append_size(file.id, size) < 0) size_unrecorded = true;
     }
     ++m.generation;
     file.size = size;
@@ -367,6 +378,15 @@ void Engine::add_dirty_bytes_locked(Slot slot, ByteRange written) {
     m.dirty_begin = parts->second.front().begin;
     m.dirty_end = parts->second.back().end;
     if (parts->second.size() == 1) dirty_parts_.erase(parts);
+}
+
+bool Engine::dirty_bytes_cover_locked(Slot slot, ByteRange written) const {
+    const auto covers = [&](const ByteRange& part) {
+        return part.begin <= written.begin && written.end <= part.end;
+    };
+    if (const auto parts = dirty_parts_.find(slot); parts != dirty_parts_.end())
+        return std::any_of(parts->second.begin(), parts->second.end(), covers);
+    return covers(ByteRange{meta_[slot].dirty_begin, meta_[slot].dirty_end});
 }
 
 std::vector<ByteRange> Engine::dirty_parts_locked(Slot slot) const {

@@ -67,9 +67,17 @@ bool replay_record(JournalState& state, std::uint16_t type, const char* p, std::
         const auto d = load<DirtyPayload>(p);
         const std::uint32_t slot = d.slot, file_id = d.file;
         const std::int64_t file_size = d.size; // copies: the payload is packed
-        state.dirty[slot] = DirtyRecord{file_id, d.line, at + head + length};
+        state.dirty[slot] = DirtyRecord{file_id, d.line, at + head + length, {}};
         auto& s = state.sizes[file_id];
         s = std::max(s, file_size);
+        return true;
+    }
+    case dirty_part: {
+        if (length != sizeof(DirtyPartPayload)) return false;
+        const auto d = load<DirtyPartPayload>(p);
+        // A part names bytes of the line its slot's last DIRTY record named; none: nothing.
+        if (const auto it = state.dirty.find(d.slot); it != state.dirty.end() && d.begin < d.end)
+            add_dirty_part(it->second.parts, ByteRange{d.begin, d.end});
         return true;
     }
     case clean:
@@ -276,6 +284,11 @@ std::int64_t Journal::append_dirty(std::uint32_t slot, std::uint32_t file_id, st
         sizes_[file_id] = file_size;
     }
     return append(dirty, &d, sizeof d);
+}
+
+std::int64_t Journal::append_dirty_part(std::uint32_t slot, ByteRange part) {
+    const DirtyPartPayload d{slot, part.begin, part.end};
+    return append(dirty_part, &d, sizeof d);
 }
 
 std::int64_t Journal::append_clean(std::uint32_t slot) {

@@ -6,6 +6,7 @@
 // record whose length or checksum is wrong (a torn append at the moment of the crash).
 #pragma once
 
+#include "dirty_parts.hpp"
 #include "iosig/tier/io.hpp"
 
 #include <cerrno>
@@ -26,6 +27,9 @@ struct DirtyRecord {
     std::uint32_t file = 0;
     std::uint64_t line = 0;
     std::uint64_t end = 0; // replay: the byte offset where the record ends in the journal
+    // The bytes of the line its writes changed, from DIRTY_PART records (an engine with
+    // TierConfig::dirty_bytes_only): recovery writes only these. Empty: the whole line.
+    std::vector<ByteRange> parts;
 };
 
 // Which file a home path named when it was journaled: recovery writes its lines into no other.
@@ -99,6 +103,8 @@ public:
                               std::int64_t size);
     std::int64_t append_clean(std::uint32_t slot);
     std::int64_t append_size(std::uint32_t file, std::int64_t size);
+    // Bytes of the line in `slot` that a write changed (after the slot's DIRTY record).
+    std::int64_t append_dirty_part(std::uint32_t slot, ByteRange part);
     std::int64_t append_truncate(std::uint32_t file, std::int64_t size);
     std::int64_t append_truncate_done(std::uint32_t file);
 

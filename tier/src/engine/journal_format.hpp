@@ -29,13 +29,16 @@ enum Type : std::uint16_t {
     // The handle of the file a FILE_BORN record just named (session 36): recovery finds the file
     // by it after a rename or a move (File::open_by_handle).
     file_handle = 11,
+    // Bytes of a dirty line that a write changed (session 36, TierConfig::dirty_bytes_only):
+    // recovery writes only the parts a slot's DIRTY_PART records name since its DIRTY record.
+    dirty_part = 12,
 };
 inline constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
 // 2 (session 30): the header names its page cache, and COMMIT records say which DIRTY records a
 // recovery after a power cut may trust. A version-1 journal synced every DIRTY record after its
 // line's data: recovery trusts all of them. 3 (session 35): FILE_BORN records. 4 (session 36):
-// FILE_HANDLE records. Replay reads every version up to this one, and refuses a later one or a
-// record type it does not know.
+// FILE_HANDLE and DIRTY_PART records. Replay reads every version up to this one, and refuses a
+// later one or a record type it does not know.
 inline constexpr std::uint32_t version = 4;
 inline constexpr std::size_t head = 8; // crc + type + length
 
@@ -56,6 +59,9 @@ struct DirtyPayload {
     std::uint32_t slot, file;
     std::uint64_t line;
     std::int64_t size;
+};
+struct DirtyPartPayload {
+    std::uint32_t slot, begin, end;
 };
 struct SizePayload {
     std::uint32_t file;

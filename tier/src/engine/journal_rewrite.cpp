@@ -89,6 +89,10 @@ int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyReco
         const DirtyPayload d{slot, line.file, line.line,
                              it == rewrite_sizes_.end() ? 0 : it->second};
         encode_record(chunk, dirty, &d, sizeof d);
+        for (const ByteRange& part : line.parts) {
+            const DirtyPartPayload p{slot, part.begin, part.end};
+            encode_record(chunk, dirty_part, &p, sizeof p);
+        }
         if (const int e = write_if_full(chunk_bytes); e < 0) return give_up(e);
     }
     if (const int e = write_if_full(1); e < 0) return give_up(e);

@@ -188,13 +188,23 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
             const std::int64_t size =
                 std::max<std::int64_t>(size_it == state.sizes.end() ? 0 : size_it->second, 0);
             const auto start = static_cast<std::int64_t>(line.line * state.line_size);
-            const std::int64_t n =
+            const std::int64_t inside =
                 std::min<std::int64_t>(static_cast<std::int64_t>(state.line_size), size - start);
-            if (n <= 0) continue;
-            const ssize_t put = f->pwrite(buffer.data(), static_cast<std::size_t>(n), start);
-            if (put < 0)
-                throw recovery_failed(config, "writing " + f->path().string(),
-                                      static_cast<int>(-put));
+            if (inside <= 0) continue;
+            // The parts the writes changed, where the journal names them (dirty_bytes_only: the
+            // rest of the line is what the fill read, and another writer may have changed it).
+            const std::vector<ByteRange> whole{
+                ByteRange{0, static_cast<std::uint32_t>(state.line_size)}};
+            for (const ByteRange& part : line.parts.empty() ? whole : line.parts) {
+                const std::int64_t end = std::min<std::int64_t>(part.end, inside);
+                if (end <= part.begin) continue;
+                const ssize_t put =
+                    f->pwrite(buffer.data() + part.begin,
+                              static_cast<std::size_t>(end - part.begin), start + part.begin);
+                if (put < 0)
+                    throw recovery_failed(config, "writing " + f->path().string(),
+                                          static_cast<int>(-put));
+            }
             ++report.lines_written_home;
         }
     }
