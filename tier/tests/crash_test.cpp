@@ -24,8 +24,8 @@ using test_support::read_file;
 using test_support::run_crash_workload;
 using test_support::ScratchDir;
 
-// Rewrite the journal past 1 KiB instead of 64 MiB: the workload then rewrites it 10-20 times, so
-// that failures and power losses also hit it in the middle of a rewrite and between rewrites.
+// The journal rewritten past 1 KiB, not 64 MiB: 10-20 times a workload, failures and power cuts
+// hit it in the middle of a rewrite and between rewrites.
 constexpr std::uint64_t small_journal = 1024;
 
 // The sweeps run the workload over one home file, and again over three (each operation picks
@@ -70,6 +70,9 @@ struct SweepOptions {
     // no idle file: every close releases its file, and a file whose lines have left the cache is
     // forgotten (docs/tier.md, "Idle files").
     bool release_files = false;
+    // The engine writes home only the bytes its writes changed (TierConfig::dirty_bytes_only),
+    // and recovery only the parts the journal names.
+    bool dirty_bytes_only = false;
 };
 
 // The engine of a sweep's workload.
@@ -77,6 +80,7 @@ TierConfig workload_config(const ScratchDir& dir, std::shared_ptr<IoFaults> faul
                            const SweepOptions& options) {
     TierConfig config = config_for(dir, std::move(faults), options.journal_compaction_bytes);
     if (options.release_files) config.idle_files = 0;
+    config.dirty_bytes_only = options.dirty_bytes_only;
     return config;
 }
 
@@ -88,7 +92,8 @@ Handles workload_handles(const SweepOptions& options) {
 // each run ended by a power cut and checked after recovery.
 SweepResult sweep(std::set<FileRole> roles, std::uint64_t writes, std::uint64_t stride,
                   const SweepOptions& options = {}) {
-    const auto [journal_compaction_bytes, files, transient, release_files] = options;
+    const auto [journal_compaction_bytes, files, transient, release_files, dirty_bytes_only] =
+        options;
     SweepResult r;
     for (std::uint64_t n = 1; n <= writes + 2; n += stride) {
         ScratchDir dir;
@@ -128,11 +133,13 @@ struct WriteCounts {
 };
 
 WriteCounts count_writes(std::uint64_t journal_compaction_bytes = 64ull << 20,
-                         std::size_t files = 1, bool release_files = false) {
+                         std::size_t files = 1, bool release_files = false,
+                         bool dirty_bytes_only = false) {
     ScratchDir dir;
     auto faults = std::make_shared<IoFaults>();
     WriteCounts counts;
-    const SweepOptions options{journal_compaction_bytes, files, false, release_files};
+    const SweepOptions options{journal_compaction_bytes, files, false, release_files,
+                               dirty_bytes_only};
     {
         auto tier = TierCache::open(workload_config(dir, faults, options));
         const Outcome o = run_crash_workload(*tier, crash_home_files(dir.path(), files), 1, false,
@@ -305,11 +312,11 @@ TEST(CrashSafety, FailingTheNthCacheSideWriteAcrossJournalRewritesLosesNoAcknowl
 // A crash of the process alone (the kernel keeps every write it was given): pwrite's contract is
 // that its data is in the cache file and its line journaled as dirty when it returns (in the
 // journal's pages, which recovery in the same boot trusts whole), so recovery must bring every
-// byte home at its last written version, whether or not it was fsynced, and across the journal's
-// rewrites, which must keep every line still dirty. Adds the journal's rewrites over the 40
-// workloads to `rewrites`.
+// byte home at its last written version, fsynced or not, and across the journal's rewrites, which
+// must keep every line still dirty. Adds the rewrites of the 40 workloads to `rewrites`.
 void expect_process_crash_keeps_every_write(std::uint64_t journal_compaction_bytes,
-                                            std::uint64_t& rewrites, std::size_t files = 1) {
+                                            std::uint64_t& rewrites, std::size_t files = 1,
+                                            bool dirty_bytes_only = false) {
     std::uint64_t recovered = 0;
     for (std::uint64_t seed = 1; seed <= 40; ++seed) {
         ScratchDir dir;
@@ -320,6 +327,7 @@ void expect_process_crash_keeps_every_write(std::uint64_t journal_compaction_byt
             // also when the workload runs slowly (under a sanitizer every line was home by then).
             TierConfig config = config_for(dir, nullptr, journal_compaction_bytes);
             config.writeback_delay = 0.1;
+            config.dirty_bytes_only = dirty_bytes_only;
             auto tier = TierCache::open(config);
             outcome = run_crash_workload(*tier, homes, seed, true);
             ASSERT_FALSE(outcome.any_failure);
@@ -357,6 +365,34 @@ TEST(CrashSafety, AProcessCrashLosesNoWrittenByteAcrossJournalRewrites) {
 TEST(CrashSafety, AProcessCrashLosesNoWrittenByteOfThreeFilesAcrossJournalRewrites) {
     std::uint64_t rewrites = 0;
     expect_process_crash_keeps_every_write(small_journal, rewrites, three_files);
+    EXPECT_GT(rewrites, 40u) << "the journal must be rewritten during the workloads";
+}
+
+// Engines writing home only the bytes their writes changed (dirty_bytes_only, session 36).
+TEST(CrashSafety, FailingTheNthCacheSideWriteLosesNoAcknowledgedByteWritingDirtyBytesOnly) {
+    const auto counts = count_writes(small_journal, three_files, false, true);
+    ASSERT_GE(counts.journal_rewrites, 5u) << "the workload must rewrite the journal";
+    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, counts.cache_side,
+                                std::max<std::uint64_t>(1, counts.cache_side / 100),
+                                {small_journal, three_files, false, false, true});
+    EXPECT_GT(r.failed_runs, r.runs / 2);
+    EXPECT_GT(r.recovered_lines, 0u);
+    EXPECT_GT(r.acked_bytes, 0u);
+}
+
+TEST(CrashSafety, AFailureOfTheNthHomeWriteAloneLosesNoAcknowledgedByteWritingDirtyBytesOnly) {
+    const auto counts = count_writes(small_journal, three_files, false, true);
+    const SweepResult r =
+        sweep({FileRole::home}, counts.home, std::max<std::uint64_t>(1, counts.home / 100),
+              {small_journal, three_files, true, false, true});
+    EXPECT_GT(r.injected_runs, r.runs * 9 / 10);
+    EXPECT_GT(r.acked_bytes, 0u);
+}
+
+TEST(CrashSafety, AProcessCrashLosesNoWrittenByteWritingDirtyBytesOnly) {
+    std::uint64_t rewrites = 0; // first never rewritten: recovery reads every DIRTY_PART record
+    expect_process_crash_keeps_every_write(64ull << 20, rewrites, 1, true);
+    expect_process_crash_keeps_every_write(small_journal, rewrites, three_files, true);
     EXPECT_GT(rewrites, 40u) << "the journal must be rewritten during the workloads";
 }
 
