@@ -25,16 +25,9 @@ using test_support::read_through;
 using test_support::ScratchDir;
 using test_support::small_config;
 using test_support::write_file;
+using test_support::write_outside;
 
 constexpr std::size_t line = 4096;
-
-// Another program's write, past the engine.
-void write_outside(const std::filesystem::path& path, const std::vector<char>& bytes, off_t at) {
-    const int fd = ::open(path.c_str(), O_WRONLY);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), at), static_cast<ssize_t>(bytes.size()));
-    ::close(fd);
-}
 
 // Two lines cached and closed; another program rewrites line 0 and appends a third line. The next
 // open reads all three lines as they are now (before session 32: line 0's old bytes, and nothing

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <grp.h>
+#include <gtest/gtest.h>
 #include <optional>
 #include <random>
 #include <string>
@@ -94,6 +95,15 @@ inline int exit_status_as_nobody(const ScratchDir& dir, const std::function<std:
             GTEST_SKIP() << "root here cannot become user 65534 (no CAP_SETUID?), " << why;        \
         EXPECT_EQ(status_as_nobody, 0) << "see the child's message above";                         \
     } while (false)
+
+// Another program's write of `bytes` at `at` in `path`, past the engine.
+inline void write_outside(const std::filesystem::path& path, const std::vector<char>& bytes,
+                          off_t at) {
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), at), static_cast<ssize_t>(bytes.size()));
+    ::close(fd);
+}
 
 // The descriptors of this process that name `path` (deleted or not).
 inline int descriptors_naming(const std::filesystem::path& path) {

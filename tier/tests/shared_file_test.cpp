@@ -24,16 +24,24 @@ using test_support::read_file;
 using test_support::ScratchDir;
 using test_support::small_config;
 using test_support::write_file;
+using test_support::write_outside;
 
 constexpr std::size_t line = 4096;
 
-// An engine with a cache of its own in `dir`/`name`.
-std::unique_ptr<TierCache> engine_in(const ScratchDir& dir, const std::string& name) {
+// A writer's engine, writing home only its dirty bytes, with a cache of its own in `dir`/`name`;
+// nothing goes home until the test asks.
+TierConfig writer_config(const ScratchDir& dir, std::shared_ptr<IoFaults> faults = nullptr,
+                         const std::string& name = "a") {
     std::filesystem::create_directories(dir / name);
     TierConfig config = small_config(dir);
     config.cache_file = dir / name / "cache.tier";
     config.dirty_bytes_only = true;
-    return TierCache::open(config);
+    config.faults = std::move(faults);
+    return config;
+}
+
+std::unique_ptr<TierCache> engine_in(const ScratchDir& dir, const std::string& name) {
+    return TierCache::open(writer_config(dir, nullptr, name));
 }
 
 // Two writers, each a contiguous half of every line (a block distribution): both halves are home
@@ -122,23 +130,6 @@ TEST(SharedFile, DirtyBytesAcrossLinesGoHomeInOneWrite) {
     EXPECT_EQ(tier->stats().writebacks, 3u);
     EXPECT_EQ(tier->stats().writeback_writes, 1u);
     EXPECT_EQ(read_file(path), expected);
-}
-
-// Another program's write, past the engine.
-void write_outside(const std::filesystem::path& path, const std::vector<char>& bytes, off_t at) {
-    const int fd = ::open(path.c_str(), O_WRONLY);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), at), static_cast<ssize_t>(bytes.size()));
-    ::close(fd);
-}
-
-TierConfig writer_config(const ScratchDir& dir, std::shared_ptr<IoFaults> faults = nullptr) {
-    std::filesystem::create_directories(dir / "a");
-    TierConfig config = small_config(dir); // nothing goes home until asked
-    config.cache_file = dir / "a" / "cache.tier";
-    config.dirty_bytes_only = true;
-    config.faults = std::move(faults);
-    return config;
 }
 
 // A writer crashes with two parts of a line dirty while another writes the rest of the line at

@@ -171,6 +171,8 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
                 config.cache_file.string(), journal_path(config).string(), state.dirty.size()));
         if (!cache) throw recovery_failed(config, "opening the cache file", error);
         std::vector<char> buffer(state.line_size);
+        const std::vector<ByteRange> whole{
+            ByteRange{0, static_cast<std::uint32_t>(state.line_size)}};
         for (const auto& [slot, line] : state.dirty) {
             File* f = homes.find(line.file);
             if (f == nullptr) {
@@ -193,8 +195,6 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
             if (inside <= 0) continue;
             // The parts the writes changed, where the journal names them (dirty_bytes_only: the
             // rest of the line is what the fill read, and another writer may have changed it).
-            const std::vector<ByteRange> whole{
-                ByteRange{0, static_cast<std::uint32_t>(state.line_size)}};
             for (const ByteRange& part : line.parts.empty() ? whole : line.parts) {
                 const std::int64_t end = std::min<std::int64_t>(part.end, inside);
                 if (end <= part.begin) continue;
