@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <string>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace iosig::tier {
@@ -138,6 +139,48 @@ TEST(RecoveryOfAMovedFileAnywhere, AFileWhoseBindMountIsGoneIsFoundOnItsFileSyst
     EXPECT_EQ(tier->recovery().lines_written_home, 1u);
     EXPECT_EQ(tier->recovery().files_found_moved, 1u);
     EXPECT_EQ(read_file(store / "data.bin"), with_the_dirty_line(dirty));
+}
+
+// A file the engine released, deleted, and a new file made at its path in the same inode number
+// (ext4 hands it out again): the new file has a handle of its own, and the engine journals that one
+// when it opens the new file. Moved after the crash, the new file is found by it and gets its line;
+// with the deleted file's handle (stale) the line would be counted missing and lost.
+TEST(RecoveryOfAMovedFileAnywhere, ANewFileInAReleasedFilesInodeIsFoundByItsOwnHandle) {
+    SKIP_WITHOUT_OPEN_BY_HANDLE();
+    ScratchDir dir(ScratchDir::On::disk);
+    const auto path = dir / "data.bin";
+    const auto moved = dir / "moved.bin";
+    write_file(path, pattern(4 * line, 1));
+    struct stat before{};
+    ASSERT_EQ(::stat(path.c_str(), &before), 0);
+    TierConfig config = test_support::four_line_config(dir, nullptr); // nothing goes home
+    config.idle_files = 0;                                            // released at its last close
+    const std::vector<char> dirty = pattern(line, 2);
+    {
+        auto tier = TierCache::open(config);
+        int h = tier->open_file(path, O_RDONLY);
+        ASSERT_GE(h, 0);
+        ASSERT_EQ(test_support::read_through(*tier, h, 4 * line), pattern(4 * line, 1));
+        ASSERT_EQ(tier->close(h), 0);
+        std::filesystem::remove(path);
+        write_file(path, pattern(4 * line, 1));
+        struct stat after{};
+        ASSERT_EQ(::stat(path.c_str(), &after), 0);
+        if (after.st_ino != before.st_ino)
+            GTEST_SKIP() << "the file system gave the new file another inode than the deleted "
+                            "one's: no released file shares it";
+        h = tier->open_file(path, O_RDWR);
+        ASSERT_GE(h, 0);
+        ASSERT_EQ(tier->pwrite(h, dirty.data(), line, line), static_cast<ssize_t>(line));
+        ASSERT_EQ(tier->commit(), 0);
+        tier->abandon();
+    }
+    std::filesystem::rename(path, moved);
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
+    EXPECT_EQ(tier->recovery().missing_files, 0u);
+    EXPECT_EQ(tier->recovery().files_found_moved, 1u);
+    EXPECT_EQ(read_file(moved), with_the_dirty_line(dirty));
 }
 
 // A file renamed and then deleted is gone: its handle finds nothing, and the line is counted

@@ -232,5 +232,35 @@ TEST(SharedFile, APartTheJournalRefusesGoesHomeAtOnce) {
     EXPECT_EQ(read_file(path), expected);
 }
 
+// The first write of a clean line whose part the journal refuses: the line's DIRTY record is
+// there, and recovery writes the whole line for a DIRTY record without parts. The engine takes the
+// whole line as dirty too, so a later write to the same line records no part of its own; a part
+// recorded then would have recovery write that part alone and lose the first write's bytes.
+TEST(SharedFile, ALineWhoseFirstPartTheJournalRefusedIsRecoveredWhole) {
+    ScratchDir dir;
+    const auto path = dir / "shared.bin";
+    std::vector<char> expected = pattern(line, 1);
+    write_file(path, expected);
+    const std::vector<char> bytes = pattern(line, 2);
+    auto faults = std::make_shared<IoFaults>();
+    {
+        auto tier = TierCache::open(writer_config(dir, faults));
+        const int h = tier->open_file(path, O_RDWR);
+        ASSERT_GE(h, 0);
+        faults->fail_one_write(2, {FileRole::journal}); // the DIRTY record, then its part
+        ASSERT_EQ(tier->pwrite(h, bytes.data(), 100, 0), 100);
+        ASSERT_EQ(faults->injected_failures(), 1u);
+        ASSERT_EQ(tier->pwrite(h, bytes.data() + 2000, 100, 2000), 100);
+        ASSERT_EQ(tier->commit(), 0);
+        tier->abandon();
+    }
+    EXPECT_EQ(read_file(path), expected) << "no byte went home before the crash";
+    std::copy(bytes.begin(), bytes.begin() + 100, expected.begin());
+    std::copy(bytes.begin() + 2000, bytes.begin() + 2100, expected.begin() + 2000);
+    auto tier = TierCache::open(writer_config(dir));
+    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
+    EXPECT_EQ(read_file(path), expected);
+}
+
 } // namespace
 } // namespace iosig::tier
