@@ -1,6 +1,7 @@
 // On the device lab (tests/lab): a random-read workload whose working set fits the cache runs at
 // least 5x faster through the tier (cache on the ramdisk) than with direct IO on the throttled hdd,
-// and the queueing model (Eqs. 1-4, rates from lab.yaml) predicts the tier's time within 20 %; with
+// and the queueing model (Eqs. 1-4, rates from lab.yaml, or from what iosig-calibrate measured on
+// the lab: ctest case tier_lab_calibrated) predicts the tier's time within 20 %; with
 // half of the requests writes, the write-back model's count and the throttle's separate read and
 // write budgets keep the prediction within 20 % too; so do writes only (the flusher is the
 // bottleneck), 64 KiB lines, 64 KiB reads over 4 KiB lines (one hdd read per missing run), a
@@ -30,17 +31,26 @@ std::string run(const std::string& command) {
     return result.output;
 }
 
-// iosig-tierbench in the lab with `arguments`; "" when the lab is not there (the caller skips).
+// The node YAML the model reads: IOSIG_TIER_NODE when set (the ctest case tier_lab_calibrated
+// gives it the file iosig-calibrate wrote for the lab), else the lab's hand-set lab.yaml.
+std::filesystem::path node_yaml(const std::filesystem::path& lab) {
+    const char* node = std::getenv("IOSIG_TIER_NODE");
+    return node != nullptr ? std::filesystem::path(node) : lab / "lab.yaml";
+}
+
+// iosig-tierbench in the lab with `arguments`; "" when the lab or the node YAML is not there (the
+// caller skips).
 std::string tierbench_in_lab(const std::string& arguments) {
     const char* lab_dir = std::getenv("IOSIG_LAB_DIR");
     if (::geteuid() != 0 || lab_dir == nullptr ||
-        !std::filesystem::exists(std::filesystem::path(lab_dir) / "lab.yaml"))
+        !std::filesystem::exists(std::filesystem::path(lab_dir) / "lab.yaml") ||
+        !std::filesystem::exists(node_yaml(lab_dir)))
         return "";
     const std::filesystem::path lab(lab_dir);
     return std::string("IOSIG_LAB_DIR=") + lab_dir + " " + IOSIG_SOURCE_DIR +
            "/tests/lab/lab exec -- " + IOSIG_BINARY_DIR +
            "/bin/iosig-tierbench --json --cache-dir " + (lab / "mnt/ramdisk").string() +
-           " --home-dir " + (lab / "mnt/hdd").string() + " --node " + (lab / "lab.yaml").string() +
+           " --home-dir " + (lab / "mnt/hdd").string() + " --node " + node_yaml(lab).string() +
            " " + arguments;
 }
 
@@ -138,7 +148,8 @@ CountedRun run_counted(const std::string& workload, const std::string& requests)
 #define IOSIG_REQUIRE_LAB(command)                                                                 \
     if ((command).empty())                                                                         \
     GTEST_SKIP() << "the device lab needs root and IOSIG_LAB_DIR with a lab.yaml (the ctest "      \
-                    "fixture 'lab' brings one up)"
+                    "fixture 'lab' brings one up), and IOSIG_TIER_NODE, when set, a node YAML "    \
+                    "(the fixture 'calibrated_lab' writes the calibrated one)"
 
 TEST(Lab, RandomReadsThroughTheTierBeatTheThrottledDiskAndMatchTheModel) {
     const std::string command =

@@ -161,5 +161,35 @@ TEST(QueueingModel, AThrottleAloneHasReadBudgets) {
         << "no throttle";
 }
 
+// What iosig-calibrate writes for the lab's throttled hdd (build/calibrate/tests/lab-run): the
+// limit's 20 MiB/s and 197 IOPS, a random bandwidth of 4 KiB x 197 IOPS, and the latency its
+// Eq. 3 fit found in the throttle's pacing of the sweep. The limit passes a 4 KiB read every
+// 1/197 s and a 64 KiB one every 1/197 s too (3.1 ms of bytes): before session 37 the model
+// charged 2.97 ms + 4 KiB / (4 KiB x 197/s) = 8.0 ms for the first and 84 ms for the second.
+TEST(QueueingModel, AThrottlesRatesAreTheLimitsWhateverTheFitFoundBeneathThem) {
+    Performance calibrated{20 << 20, 20 << 20, 4096.0 * 197, 4096.0 * 197, 0.00296679, 0, 197};
+    calibrated.throttle_slice = 0.1;
+    Node node = node_with_slow(calibrated);
+    const Device& hdd = node.devices[0];
+    EXPECT_NEAR(service_rate(hdd, 4096, true, true), 197, 1e-9);
+    EXPECT_NEAR(service_rate(hdd, 64 << 10, true, true), 197, 1e-9);
+    EXPECT_NEAR(service_rate(hdd, 1 << 20, false, true), 20, 1e-9) << "the bytes budget binds";
+    const TierRates r = tier_rates(node, "/fast", "/slow", 4096, true);
+    EXPECT_DOUBLE_EQ(r.tier2_read_iops_budget, 197) << "no latency of its own: the budgets";
+    EXPECT_NEAR(r.tier2_read_bytes_budget, 20 << 20, 1) << "the sequential rate, for any pattern";
+    using Fields = std::vector<std::string_view>;
+    EXPECT_EQ(service_rate_fields(hdd, true, true),
+              (Fields{"seq_read_bw", "seek_latency", "max_iops", "throttle_slice"}));
+
+    node.devices[0].performance.seek_latency = 0.008;
+    EXPECT_NEAR(1 / service_rate(node.devices[0], 4096, true, true), 0.008 + 4096.0 / (20 << 20),
+                1e-12)
+        << "the arm beneath the limit still seeks (8 ms: slower than the IOPS budget)";
+    node.devices[0].performance.seek_latency = 0;
+    node.devices[0].performance.throttle_slice = 0;
+    EXPECT_NEAR(1 / service_rate(node.devices[0], 4096, true, true), 0.00296679 + 1.0 / 197, 1e-12)
+        << "without a limit, the figures are the device's own";
+}
+
 } // namespace
 } // namespace iosig::tier

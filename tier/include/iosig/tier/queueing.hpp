@@ -52,10 +52,10 @@ struct TierRates {
     // each direction's own when it limits them separately: Eq. 2 charges tier 2's work in whole
     // slices after the first, which an idle device lets through at once. 0: none.
     double tier2_throttle_slice = 0;
-    // A home device that is a throttle alone (slices, max_iops, no per-IO latency) charges every
-    // read against two budgets, IOs and bytes per second, and reads of mixed sizes take as long as
-    // the scarcer budget lasts (blk-throttle dispatches a read once both budgets allow it), not
-    // the sum of each read's larger charge. 0: not such a device.
+    // A home device that is a throttle alone (slices, max_iops, no seek for this pattern) charges
+    // every read against two budgets, IOs and bytes per second, and reads of mixed sizes take as
+    // long as the scarcer budget lasts (blk-throttle dispatches a read once both budgets allow it),
+    // not the sum of each read's larger charge. 0: not such a device.
     double tier2_read_iops_budget = 0;
     double tier2_read_bytes_budget = 0; // bytes per second
 };
@@ -106,7 +106,11 @@ std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio,
 
 // Requests per second a device (as seen through `mount`) serves for IOs of `bytes` bytes:
 // 1 / (op latency + seek latency for random IO on rotational media + bytes / bandwidth), capped at
-// max_iops. Bandwidth: random or sequential, read or write, from the device's Performance.
+// max_iops. Bandwidth: random or sequential, read or write, from the device's Performance. On a
+// throttled device (throttle_slice and max_iops given) the rates are the limit's, which is blind
+// to the pattern and adds no latency: 1 / (seek for random IO on rotational media + bytes /
+// sequential bandwidth), capped at max_iops (calibrate's random bandwidth and fitted op latency of
+// such a device measure the limit again; queueing.cpp).
 double service_rate(const Device& device, std::uint64_t bytes, bool read, bool random);
 // The names of the Performance fields service_rate reads for that direction and kind of IO
 // (e.g. "rand_read_bw", "op_latency"), to tell where its figures came from (Node::provenance).
