@@ -174,7 +174,7 @@ Eq3Fit fit_eq3(const std::vector<SweepSample>& samples, const Eq3FitOptions& opt
         const double reference_small =
             mean_error(relative_errors(small, c.reference.parameters, nullptr));
         const double best_small = mean_error(relative_errors(small, best.parameters, nullptr));
-        c.detected = best.parameters.chunk != reference &&
+        c.detected = !options.throttled && best.parameters.chunk != reference &&
                      best.score < options.adopt_threshold * c.reference.score &&
                      best_small <= reference_small - options.adopt_min_gain;
         c.chosen = c.detected ? best : c.reference;
@@ -185,12 +185,15 @@ Eq3Fit fit_eq3(const std::vector<SweepSample>& samples, const Eq3FitOptions& opt
     // sweep's limit (btrfs: random copy-on-write overwrites; tmpfs: io_uring's own overhead).
     bool limit_plausible = options.max_iops > 0;
     for (const SweepSample& s : samples)
-        if (1.0 / s.seconds_per_io > 1.25 * options.max_iops) limit_plausible = false;
+        if (1.0 / s.seconds_per_io > 1.25 * options.max_iops && !options.throttled)
+            limit_plausible = false;
     if (limit_plausible) {
         Choice capped = choose(options.max_iops);
         // The limit is an independent measurement: keep it unless leaving it out fits clearly
-        // better (a QD32 figure below what QD1 achieves, as io_uring's overhead gives on tmpfs).
-        if (capped.chosen.score <= 2 * choice.chosen.score) choice = capped;
+        // better (a QD32 figure below what QD1 achieves, as io_uring's overhead gives on tmpfs),
+        // and always on a throttled device, whose slices' bursts a fit without it takes for a
+        // latency (Eq3FitOptions::throttled).
+        if (capped.chosen.score <= 2 * choice.chosen.score || options.throttled) choice = capped;
     }
     Eq3Fit fit;
     fit.reference_chunk = reference;

@@ -49,6 +49,13 @@ struct Eq3FitOptions {
     // block size explains the data) is lower by at least this much (absolute).
     double adopt_min_gain = 0.03;
     std::uint64_t block_effect_limit = 128 << 10;
+    // The device is behind a blk-throttle limit (calibrate found one in its cgroup). The limit's
+    // slices let a burst above max_iops through within a sweep point as short as the sweep's
+    // (~0.1 s, one slice), so max_iops holds even where a point beats it; and under the limit
+    // every IO up to the bytes budget's size costs 1 / max_iops whatever its block alignment, so
+    // the reference chunk is kept (on the lab's hdd an uncapped fit took the IOPS limit for a
+    // 3 ms latency, and one run "detected" 128 KiB blocks).
+    bool throttled = false;
 };
 
 // Throws std::invalid_argument with fewer than 4 samples.

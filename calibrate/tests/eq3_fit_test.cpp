@@ -106,6 +106,84 @@ TEST(Eq3Fit, UsesTheMeasuredIopsLimit) {
     EXPECT_LT(fit.median_relative_error, 0.03);
 }
 
+// Quick sweeps of the lab's hdd behind its blk-throttle limit (20 MiB/s, 197 IOPS, 100 ms
+// slices), as three runs measured them: each point lasts about one slice, so the slice's burst
+// makes some points beat the limit (48 IOs of 2 KiB in 0.1 s) and others take two slices. Told the
+// device is throttled, the fit keeps the limit and the 4 KiB reference chunk: every IO up to
+// 64 KiB costs about 1/197 s. Not told, the first run's fit took 128 KiB for the block size (a
+// 4 KiB IO then costs a 128 KiB read-modify-write: 316 KiB/s where the limit passes 788 KiB/s),
+// the others' a 3-3.8 ms latency without the limit (3.1 ms per 4 KiB IO where it takes 5.1 ms).
+// Each point: chunk bytes, IOs, seconds (the `sweep` of the hdd's calibration map).
+struct MeasuredPoint {
+    std::uint64_t chunk;
+    int ios;
+    double seconds;
+};
+const std::vector<std::vector<MeasuredPoint>> throttled_sweeps = {
+    {
+        {512, 31, 0.10512},
+        {1024, 20, 0.0999203},
+        {2048, 48, 0.0996238},
+        {4096, 28, 0.104074},
+        {6144, 22, 0.0996708},
+        {8192, 33, 0.106289},
+        {12288, 25, 0.102676},
+        {32768, 33, 0.196499},
+        {131072, 30, 0.104601},
+        {524288, 8, 0.200098},
+        {2097152, 3, 0.200352},
+    },
+    {
+        {512, 35, 0.105038},
+        {1024, 20, 0.100014},
+        {2048, 50, 0.0990513},
+        {4096, 40, 0.200022},
+        {6144, 26, 0.0990779},
+        {8192, 28, 0.10731},
+        {12288, 24, 0.102402},
+        {32768, 20, 0.100072},
+        {131072, 17, 0.102967},
+        {524288, 8, 0.200082},
+        {2097152, 3, 0.200778},
+    },
+    {
+        {512, 21, 0.100211},
+        {1024, 20, 0.0999416},
+        {2048, 48, 0.0999481},
+        {4096, 29, 0.102966},
+        {6144, 20, 0.100001},
+        {8192, 41, 0.203715},
+        {12288, 21, 0.099993},
+        {32768, 21, 0.100193},
+        {131072, 17, 0.102986},
+        {524288, 4, 0.100085},
+        {2097152, 3, 0.200667},
+    },
+};
+
+TEST(Eq3Fit, KeepsTheLimitAndTheReferenceChunkOnAThrottledDevice) {
+    for (const std::vector<MeasuredPoint>& points : throttled_sweeps) {
+        std::vector<SweepSample> samples;
+        for (const MeasuredPoint& point : points)
+            samples.push_back({point.chunk, point.seconds / point.ios});
+        Eq3FitOptions o;
+        o.reference_chunk = 4096;
+        o.max_iops = 197;
+        const Eq3Fit unaware = fit_eq3(samples, o);
+        EXPECT_TRUE(unaware.chunk_detected ||
+                    std::abs(eq3_seconds_per_io(unaware.parameters, 4096) - 1.0 / 197) > 0.2 / 197)
+            << "unaware of the limit, the fit misreads the slices";
+        o.throttled = true;
+        const Eq3Fit fit = fit_eq3(samples, o);
+        EXPECT_FALSE(fit.chunk_detected);
+        EXPECT_EQ(fit.parameters.chunk, 4096u);
+        EXPECT_EQ(fit.parameters.max_iops, 197);
+        for (const std::uint64_t bytes : {4096u, 65536u})
+            EXPECT_NEAR(eq3_seconds_per_io(fit.parameters, bytes), 1.0 / 197, 0.2 / 197)
+                << bytes << " B: the limit's interval";
+    }
+}
+
 TEST(Eq3Fit, IgnoresDisturbedPoints) {
     Eq3Parameters truth;
     truth.latency = 80e-6;
