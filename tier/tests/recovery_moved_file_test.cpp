@@ -56,6 +56,15 @@ INSTANTIATE_TEST_SUITE_P(OnTmpfsAndDisk, RecoveryOfAMovedFile,
                     "needs (run as root); the fallback without it is "                             \
                     "RecoveryOfAMovedFileAnywhere.WithoutTheCapabilityItsLineIsCountedMissing"
 
+// Recovery wrote the one dirty line into the file where it is now, found by its handle.
+void expect_the_line_found_moved(const TierCache& tier, const std::filesystem::path& now_at,
+                                 const std::vector<char>& dirty) {
+    EXPECT_EQ(tier.recovery().lines_written_home, 1u);
+    EXPECT_EQ(tier.recovery().missing_files, 0u);
+    EXPECT_EQ(tier.recovery().files_found_moved, 1u);
+    EXPECT_EQ(read_file(now_at), with_the_dirty_line(dirty));
+}
+
 // The checkpoint pattern: the line of `ckpt.tmp` is dirty at the crash, and the file was renamed
 // over `ckpt` (which it replaces). Recovery writes the line into the file at `ckpt`, and makes no
 // file at the old path.
@@ -68,11 +77,7 @@ TEST_P(RecoveryOfAMovedFile, AFileRenamedOverAnotherGetsItsLineWhereItIsNow) {
     write_file(final_path, pattern(line, 7)); // the previous checkpoint
     ASSERT_EQ(leave_a_dirty_line(dir, written, dirty), "");
     std::filesystem::rename(written, final_path);
-    auto tier = TierCache::open(config_for(dir, nullptr));
-    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
-    EXPECT_EQ(tier->recovery().missing_files, 0u);
-    EXPECT_EQ(tier->recovery().files_found_moved, 1u);
-    EXPECT_EQ(read_file(final_path), with_the_dirty_line(dirty));
+    expect_the_line_found_moved(*TierCache::open(config_for(dir, nullptr)), final_path, dirty);
     EXPECT_FALSE(std::filesystem::exists(written));
 }
 
@@ -176,11 +181,7 @@ TEST(RecoveryOfAMovedFileAnywhere, ANewFileInAReleasedFilesInodeIsFoundByItsOwnH
         tier->abandon();
     }
     std::filesystem::rename(path, moved);
-    auto tier = TierCache::open(config_for(dir, nullptr));
-    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
-    EXPECT_EQ(tier->recovery().missing_files, 0u);
-    EXPECT_EQ(tier->recovery().files_found_moved, 1u);
-    EXPECT_EQ(read_file(moved), with_the_dirty_line(dirty));
+    expect_the_line_found_moved(*TierCache::open(config_for(dir, nullptr)), moved, dirty);
 }
 
 // A file renamed and then deleted is gone: its handle finds nothing, and the line is counted

@@ -203,33 +203,43 @@ TEST(SharedFile, ARewrittenJournalKeepsTheDirtyParts) {
     EXPECT_EQ(read_file(path), expected);
 }
 
+// One line of a file, written at two places by one writer whose journal the test fails
+// (`faults`), then crashed; `expected`: what the file is to hold.
+struct OneLineWriter {
+    ScratchDir dir;
+    std::filesystem::path path = dir / "shared.bin";
+    std::vector<char> expected = pattern(line, 1);
+    std::vector<char> bytes = pattern(line, 2); // what the writer writes, at the same offsets
+    std::shared_ptr<IoFaults> faults = std::make_shared<IoFaults>();
+    OneLineWriter() { write_file(path, expected); }
+    // The writer's 100 bytes at `at` are to be in the file.
+    void expect_bytes_at(std::size_t at) {
+        std::copy(bytes.begin() + at, bytes.begin() + at + 100, expected.begin() + at);
+    }
+};
+
 // A part the journal cannot record (its device failing) would not be written home by recovery:
 // the write's bytes go home at once, and survive a crash of the process with the line's recorded
 // part written home by recovery.
 TEST(SharedFile, APartTheJournalRefusesGoesHomeAtOnce) {
-    ScratchDir dir;
-    const auto path = dir / "shared.bin";
-    std::vector<char> expected = pattern(line, 1);
-    write_file(path, expected);
-    const std::vector<char> bytes = pattern(line, 2);
-    auto faults = std::make_shared<IoFaults>();
+    OneLineWriter file;
     {
-        auto tier = TierCache::open(writer_config(dir, faults));
-        const int h = tier->open_file(path, O_RDWR);
+        auto tier = TierCache::open(writer_config(file.dir, file.faults));
+        const int h = tier->open_file(file.path, O_RDWR);
         ASSERT_GE(h, 0);
-        ASSERT_EQ(tier->pwrite(h, bytes.data(), 100, 0), 100);
+        ASSERT_EQ(tier->pwrite(h, file.bytes.data(), 100, 0), 100);
         ASSERT_EQ(tier->commit(), 0);
-        faults->fail_now({FileRole::journal});
-        ASSERT_EQ(tier->pwrite(h, bytes.data() + 2000, 100, 2000), 100);
-        std::copy(bytes.begin() + 2000, bytes.begin() + 2100, expected.begin() + 2000);
-        EXPECT_EQ(read_file(path), expected) << "the refused part is not home";
-        faults->clear_failures();
+        file.faults->fail_now({FileRole::journal});
+        ASSERT_EQ(tier->pwrite(h, file.bytes.data() + 2000, 100, 2000), 100);
+        file.expect_bytes_at(2000);
+        EXPECT_EQ(read_file(file.path), file.expected) << "the refused part is not home";
+        file.faults->clear_failures();
         tier->abandon();
     }
-    std::copy(bytes.begin(), bytes.begin() + 100, expected.begin());
-    auto tier = TierCache::open(writer_config(dir));
+    file.expect_bytes_at(0);
+    auto tier = TierCache::open(writer_config(file.dir));
     EXPECT_EQ(tier->recovery().lines_written_home, 1u);
-    EXPECT_EQ(read_file(path), expected);
+    EXPECT_EQ(read_file(file.path), file.expected);
 }
 
 // The first write of a clean line whose part the journal refuses: the line's DIRTY record is
@@ -237,29 +247,24 @@ TEST(SharedFile, APartTheJournalRefusesGoesHomeAtOnce) {
 // whole line as dirty too, so a later write to the same line records no part of its own; a part
 // recorded then would have recovery write that part alone and lose the first write's bytes.
 TEST(SharedFile, ALineWhoseFirstPartTheJournalRefusedIsRecoveredWhole) {
-    ScratchDir dir;
-    const auto path = dir / "shared.bin";
-    std::vector<char> expected = pattern(line, 1);
-    write_file(path, expected);
-    const std::vector<char> bytes = pattern(line, 2);
-    auto faults = std::make_shared<IoFaults>();
+    OneLineWriter file;
     {
-        auto tier = TierCache::open(writer_config(dir, faults));
-        const int h = tier->open_file(path, O_RDWR);
+        auto tier = TierCache::open(writer_config(file.dir, file.faults));
+        const int h = tier->open_file(file.path, O_RDWR);
         ASSERT_GE(h, 0);
-        faults->fail_one_write(2, {FileRole::journal}); // the DIRTY record, then its part
-        ASSERT_EQ(tier->pwrite(h, bytes.data(), 100, 0), 100);
-        ASSERT_EQ(faults->injected_failures(), 1u);
-        ASSERT_EQ(tier->pwrite(h, bytes.data() + 2000, 100, 2000), 100);
+        file.faults->fail_one_write(2, {FileRole::journal}); // the DIRTY record, then its part
+        ASSERT_EQ(tier->pwrite(h, file.bytes.data(), 100, 0), 100);
+        ASSERT_EQ(file.faults->injected_failures(), 1u);
+        ASSERT_EQ(tier->pwrite(h, file.bytes.data() + 2000, 100, 2000), 100);
         ASSERT_EQ(tier->commit(), 0);
         tier->abandon();
     }
-    EXPECT_EQ(read_file(path), expected) << "no byte went home before the crash";
-    std::copy(bytes.begin(), bytes.begin() + 100, expected.begin());
-    std::copy(bytes.begin() + 2000, bytes.begin() + 2100, expected.begin() + 2000);
-    auto tier = TierCache::open(writer_config(dir));
+    EXPECT_EQ(read_file(file.path), file.expected) << "no byte went home before the crash";
+    file.expect_bytes_at(0);
+    file.expect_bytes_at(2000);
+    auto tier = TierCache::open(writer_config(file.dir));
     EXPECT_EQ(tier->recovery().lines_written_home, 1u);
-    EXPECT_EQ(read_file(path), expected);
+    EXPECT_EQ(read_file(file.path), file.expected);
 }
 
 } // namespace
