@@ -12,10 +12,6 @@
 #include <vector>
 
 namespace iosig::calibrate {
-namespace {
-constexpr std::uint64_t KiB = 1024, MiB = 1024 * 1024;
-} // namespace
-
 PhaseLimits limits_for(Progress& progress, double seconds, std::uint64_t min_ios) {
     PhaseLimits l;
     l.seconds = seconds;

@@ -16,6 +16,8 @@
 
 namespace iosig::calibrate {
 
+inline constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB;
+
 struct Throughput {
     double bytes_per_second = 0;
     std::uint64_t bytes = 0;

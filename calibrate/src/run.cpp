@@ -12,7 +12,6 @@
 namespace iosig::calibrate {
 namespace {
 
-constexpr std::uint64_t KiB = 1024, MiB = 1024 * 1024;
 // 1 MiB: large enough for sequential bandwidth, small enough that a 20 MiB/s device completes
 // dozens within a phase (with 4 MiB a throttled device's accounting slices show as +-20 %).
 constexpr std::uint64_t seq_block = MiB;

@@ -23,8 +23,6 @@
 namespace iosig::calibrate {
 namespace {
 
-constexpr std::uint64_t KiB = 1024, MiB = 1024 * 1024;
-
 // Times `call(size)` round-robin over `sizes` until the time box is used (at least `min_reps`
 // rounds, at most `max_reps`), then fits a robust (Theil-Sen) line through the median time of each
 // size: many sizes and repetitions, and neither a preempted call nor one disturbed size tilts it.

@@ -78,30 +78,30 @@ std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio,
 
 namespace {
 
-// Whether service_rate charges the random bandwidth: random IO on a device that gives one (random
-// falls back to sequential when the device gives none).
-bool random_bandwidth(const Performance& p, bool read, bool random) {
-    return random && (read ? p.rand_read_bw : p.rand_write_bw) > 0;
-}
-
 // A device whose rates are a blk-throttle limit (throttle_slice) with an IOPS budget. Such a
 // limit is blind to the pattern and adds no latency of its own: it charges every IO against its
-// IOPS budget and its bytes budget. What iosig-calibrate measures on such a device is the limit:
-// its random bandwidth (4 KiB x QD32 IOPS) is the IOPS budget again in bytes, and the latency its
-// Eq. 3 fit finds is the limit's pacing of the sweep's few dozen IOs a slice, so charging either
-// on top of the budgets counts each IO's time twice (the lab's hdd calibrated: 8.0 ms per 4 KiB
-// read where the limit passes one every 5.1 ms). A seek of rotational media stays: the limit does
-// not move the arm beneath it.
+// IOPS budget and its bytes budget. A node file may still give such a device a random bandwidth
+// and an op latency that measure the limit again: iosig-calibrate wrote 4 KiB x QD32 IOPS as the
+// random bandwidth until session 37 (the IOPS budget again in bytes), and its Eq. 3 fit of a
+// throttled device finds a latency in the limit's pacing of the sweep's few dozen IOs a slice.
+// Charged on top of the budgets, either counts each IO's time twice (the lab's hdd calibrated:
+// 8.0 ms per 4 KiB read where the limit passes one every 5.1 ms). A seek of rotational media
+// stays: the limit does not move the arm beneath it.
 bool throttled(const Performance& p) {
     return p.throttle_slice > 0 && p.max_iops > 0;
 }
 
-// The bandwidth service_rate charges: random or sequential, read or write; a throttle's
-// bytes budget, the sequential bandwidth, whatever the pattern.
+// Whether service_rate charges the random bandwidth: random IO on a device that gives one (random
+// falls back to sequential when the device gives none) and is not a throttle (whose bytes budget,
+// the sequential bandwidth, holds whatever the pattern).
+bool random_bandwidth(const Performance& p, bool read, bool random) {
+    return random && (read ? p.rand_read_bw : p.rand_write_bw) > 0 && !throttled(p);
+}
+
+// The bandwidth service_rate charges: random or sequential, read or write.
 double bandwidth(const Performance& p, bool read, bool random) {
-    return random_bandwidth(p, read, random) && !throttled(p)
-               ? (read ? p.rand_read_bw : p.rand_write_bw)
-               : (read ? p.seq_read_bw : p.seq_write_bw);
+    return random_bandwidth(p, read, random) ? (read ? p.rand_read_bw : p.rand_write_bw)
+                                             : (read ? p.seq_read_bw : p.seq_write_bw);
 }
 
 // The latency service_rate charges every IO before its transfer: the op latency (none on a
@@ -128,7 +128,7 @@ double service_rate(const Device& device, std::uint64_t bytes, bool read, bool r
 std::vector<std::string_view> service_rate_fields(const Device& device, bool read, bool random) {
     std::vector<std::string_view> fields;
     const Performance& p = device.performance;
-    if (random_bandwidth(p, read, random) && !throttled(p))
+    if (random_bandwidth(p, read, random))
         fields.push_back(read ? "rand_read_bw" : "rand_write_bw");
     else
         fields.push_back(read ? "seq_read_bw" : "seq_write_bw");
