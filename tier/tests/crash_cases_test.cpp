@@ -11,6 +11,7 @@
 namespace iosig::tier {
 namespace {
 
+using test_support::after_the_journal_fails;
 using test_support::config_for;
 using test_support::four_line_config;
 using test_support::read_file;
@@ -68,37 +69,6 @@ TEST(CrashSafety, ASlotIsRefilledOnlyOnceItsCleanRecordIsDurable) {
     }
 }
 
-// A 4-line cache over a 6-line home file whose journal's device fails after lines 0-3 were written
-// with `acked`, committed (their DIRTY records trusted after a power cut) and fsynced: home, their
-// CLEAN records appended, and the COMMIT record after them, which would have made them durable,
-// refused. `then` goes on with the engine; then the power is cut (`seed`) and the engine
-// recovered. Returns the home file.
-template <typename Then>
-std::vector<char> after_the_journal_fails(std::uint64_t seed, const std::vector<char>& acked,
-                                          Then then) {
-    constexpr std::size_t line = 4096;
-    ScratchDir dir;
-    const auto home = dir / "home.dat";
-    test_support::write_file(home, test_support::pattern(6 * line, 5));
-    auto faults = std::make_shared<IoFaults>();
-    const TierConfig config = four_line_config(dir, faults);
-    {
-        auto tier = TierCache::open(config);
-        const int h = tier->open_file(home, O_RDWR);
-        for (off_t l = 0; l < 4; ++l)
-            EXPECT_EQ(tier->pwrite(h, acked.data(), line, l * line), static_cast<ssize_t>(line));
-        EXPECT_EQ(tier->commit(), 0);
-        faults->fail_nth_write(5, {FileRole::journal}); // 4 CLEAN records, then the COMMIT
-        EXPECT_EQ(tier->fsync(h), 0);
-        EXPECT_EQ(tier->stats().dirty_lines, 0u);
-        then(*tier, h);
-        tier->abandon();
-    }
-    faults->crash(seed);
-    auto tier = TierCache::open(config_for(dir, nullptr));
-    return read_file(home);
-}
-
 // Reading line 4 evicts line 0, whose CLEAN record cannot be made durable, so line 4 is read from
 // home and line 0's slot goes back unused. The slot must keep waiting for that record: filled with
 // line 5 meanwhile (the cache file still works), a journal that lost the CLEAN record would make
@@ -108,7 +78,7 @@ TEST(CrashSafety, ASlotWhoseCleanRecordCouldNotBeSyncedIsNotRefilled) {
     const std::vector<char> acked = test_support::pattern(line, 6);
     for (std::uint64_t seed = 1; seed <= 32; ++seed) {
         const std::vector<char> home =
-            after_the_journal_fails(seed, acked, [](TierCache& tier, int h) {
+            after_the_journal_fails(seed, acked, [](TierCache& tier, int h, const auto&) {
                 std::vector<char> buffer(line);
                 for (off_t l = 4; l < 6; ++l)
                     EXPECT_EQ(tier.pread(h, buffer.data(), line, l * line),
@@ -132,7 +102,7 @@ TEST(CrashSafety, AnFsyncAfterAWritePastTheCacheCoversTheCleanRecords) {
     for (std::uint64_t seed = 1; seed <= 32; ++seed) {
         bool acknowledged = false;
         const std::vector<char> home =
-            after_the_journal_fails(seed, first, [&](TierCache& tier, int h) {
+            after_the_journal_fails(seed, first, [&](TierCache& tier, int h, const auto&) {
                 std::vector<char> buffer(line);
                 EXPECT_EQ(tier.pread(h, buffer.data(), line, 4 * line), static_cast<ssize_t>(line));
                 EXPECT_EQ(tier.pwrite(h, second.data(), line, 0), static_cast<ssize_t>(line));

@@ -60,4 +60,38 @@ inline std::vector<char> with_the_dirty_line(const std::vector<char>& dirty) {
     return expected;
 }
 
+// A 4-line cache over a 6-line home file whose journal's device fails after lines 0-3 were written
+// with `acked`, committed (their DIRTY records trusted after a power cut) and fsynced: home, their
+// CLEAN records appended, and the COMMIT record after them, which would have made them durable,
+// refused. `then(tier, handle, home file)` goes on with the engine; then the power is cut (`seed`)
+// and the engine recovered. Returns the home file. `idle_files` as TierConfig's (0: every file
+// released at its last close).
+template <typename Then>
+std::vector<char> after_the_journal_fails(std::uint64_t seed, const std::vector<char>& acked,
+                                          Then then,
+                                          std::size_t idle_files = TierConfig{}.idle_files) {
+    constexpr std::size_t line = 4096;
+    ScratchDir dir;
+    const auto home = dir / "home.dat";
+    write_file(home, pattern(6 * line, 5));
+    auto faults = std::make_shared<IoFaults>();
+    TierConfig config = four_line_config(dir, faults);
+    config.idle_files = idle_files;
+    {
+        auto tier = TierCache::open(config);
+        const int h = tier->open_file(home, O_RDWR);
+        for (off_t l = 0; l < 4; ++l)
+            EXPECT_EQ(tier->pwrite(h, acked.data(), line, l * line), static_cast<ssize_t>(line));
+        EXPECT_EQ(tier->commit(), 0);
+        faults->fail_nth_write(5, {FileRole::journal}); // 4 CLEAN records, then the COMMIT
+        EXPECT_EQ(tier->fsync(h), 0);
+        EXPECT_EQ(tier->stats().dirty_lines, 0u);
+        then(*tier, h, home);
+        tier->abandon();
+    }
+    faults->crash(seed);
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    return read_file(home);
+}
+
 } // namespace iosig::tier::test_support

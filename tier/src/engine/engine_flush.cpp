@@ -90,19 +90,20 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
             file->truncate_done_unrecorded = false;
         }
     }
-    // Bytes written home past the cache are durable now, but a slot the line left may still hold
-    // its older bytes under a DIRTY record whose CLEAN record is not yet durable (appended when it
-    // was written back, synced by the commit after that write-back unless it failed, and else
-    // when the slot is reused): recovery would write those over the new bytes. So the CLEAN records
-    // appended so far are made durable too, and with them a truncate's TRUNCATE_DONE record.
-    if (file->journal_sync_at_fsync.exchange(false)) {
-        if (const int e = journal_->sync_to(journal_->appended(), [this] { return sync_cache(); });
-            e < 0) {
-            file->journal_sync_at_fsync = true;
-            return e;
-        }
-    }
-    return 0;
+    return sync_journal_for(*file);
+}
+
+// Bytes written home past the cache are durable once the home file is synced, but a slot the line
+// left may still hold its older bytes under a DIRTY record whose CLEAN record is not yet durable
+// (appended when it was written back, synced by the commit after that write-back unless it
+// failed, and else when the slot is reused): recovery would write those over the new bytes. So
+// the CLEAN records appended so far are made durable too, and with them a truncate's TRUNCATE_DONE
+// record. While the journal cannot be synced, the file keeps the duty (its next fsync fails).
+int Engine::sync_journal_for(HomeFile& file) {
+    if (!file.journal_sync_at_fsync.exchange(false)) return 0;
+    const int e = journal_->sync_to(journal_->appended(), [this] { return sync_cache(); });
+    if (e < 0) file.journal_sync_at_fsync = true;
+    return e;
 }
 
 int Engine::fsync(int handle) {

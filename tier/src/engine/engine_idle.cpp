@@ -94,7 +94,8 @@ void Engine::release_idle_files(bool may_sync) {
             // wrote that file: the releaser thread makes it. Past twice the bound, so that a
             // program closing files faster than their syncs end does not run out of
             // descriptors, the close makes it.
-            if (!may_sync && !unlinked && victim->home_unsynced &&
+            if (!may_sync && !unlinked &&
+                (victim->home_unsynced || victim->journal_sync_at_fsync) &&
                 idle_files_.size() <= 2 * config_.idle_files) {
                 {
                     std::lock_guard release(release_mutex_);
@@ -106,23 +107,29 @@ void Engine::release_idle_files(bool may_sync) {
         }
         // Bytes that went home past the write-back are synced first, as flush_all would have
         // synced them had the engine kept the descriptor; outside the lock, as the home device
-        // may be slow. A deleted file's bytes go with its last descriptor: no sync, and its
-        // lines leave now, not when the policy evicts them (a reopen in between only misses).
+        // may be slow. So are the journal's records the file's next fsync would sync
+        // (sync_journal_for): the duty is the file's, and a released file whose lines have left
+        // the cache is forgotten, its next open a new file that owes nothing. A deleted file's
+        // bytes go with its last descriptor: no sync, and its lines leave now, not when the
+        // policy evicts them (a reopen in between only misses).
         int synced = 0;
         if (unlinked) {
             forget_lines(*victim, std::nullopt);
-        } else if (victim->home_unsynced.exchange(false)) {
-            HomeIo::Use io(victim->io);
-            if (io) synced = io->fdatasync();
-            if (synced < 0) victim->home_unsynced = true;
+        } else {
+            if (victim->home_unsynced.exchange(false)) {
+                HomeIo::Use io(victim->io);
+                if (io) synced = io->fdatasync();
+                if (synced < 0) victim->home_unsynced = true;
+            }
+            if (synced == 0) synced = sync_journal_for(*victim);
         }
         std::unique_lock files(files_mutex_);
         // Opened again meanwhile (and maybe idle again, with bytes this sync did not cover):
         // the next round looks at it afresh.
         if (!victim->idle_entry || victim->idle_stamp != stamp) continue;
         if (synced < 0) {
-            // The home device failed: the file keeps its descriptor, so that flush_all and the
-            // next fsync report the failure instead of a release hiding it.
+            // The home device or the journal failed: the file keeps its descriptor, so that
+            // flush_all and the next fsync report the failure instead of a release hiding it.
             unlist_idle_locked(*victim);
             continue;
         }

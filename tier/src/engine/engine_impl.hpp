@@ -201,6 +201,9 @@ private:
 
     // --- engine_flush.cpp
     int flush_file(std::uint32_t file, bool sync_home);
+    // The journal synced where the file's writes past the cache or a truncate need it
+    // (HomeFile::journal_sync_at_fsync): by its fsync, and before its release.
+    int sync_journal_for(HomeFile& file);
     void flusher_loop();
     // --- engine_compaction.cpp
     int compact_journal(std::unique_lock<std::mutex>& lock);
