@@ -37,9 +37,8 @@ TEST(CrashSafety, AFileReleasedAndForgottenStillOwesItsFsyncTheCleanRecords) {
                 EXPECT_EQ(tier.pwrite(h, second.data(), line, 0), static_cast<ssize_t>(line));
                 EXPECT_LT(tier.fsync(h), 0) << "the journal cannot make the CLEAN records durable";
                 EXPECT_EQ(tier.close(h), 0);
-                // Another program writes line 5 (its own bytes, as the file already holds).
-                const std::vector<char> at_home = test_support::read_file(path);
-                std::vector<char> changed = at_home;
+                // Another program changes a byte of line 5.
+                std::vector<char> changed = test_support::read_file(path);
                 changed[5 * line] = static_cast<char>(changed[5 * line] + 1);
                 test_support::write_file(path, changed);
                 h = tier.open_file(path, O_RDWR);

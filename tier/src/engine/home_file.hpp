@@ -33,8 +33,8 @@ struct HomeFile {
     std::atomic<std::uint64_t> write_generation{0}; // invalidates prefetches that raced a write
     // Since the last fsync a write went home past the cache (the journal's CLEAN records must be
     // durable with it), or a truncate appended its TRUNCATE_DONE record (it must be durable before
-    // recovery could cut the bytes fsync made durable): the next fsync syncs the journal
-    // (Engine::flush_file).
+    // recovery could cut the bytes fsync made durable): the next fsync syncs the journal, and so
+    // does a release of the file, which may be forgotten after it (Engine::sync_journal_for).
     std::atomic<bool> journal_sync_at_fsync{false};
     // Bytes went home since the last sync of the home file other than by a write-back (which syncs
     // what it writes): the sequential bypass, a write whose size the journal refused, a truncate.
