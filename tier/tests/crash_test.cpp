@@ -1,8 +1,10 @@
 // Crash safety in the style of Open CAS: fail the N-th write to the cache side (cache file and
-// journal) or to the home file, for every N a workload makes; then lose, per 4 KiB block, what was
-// not yet synced (a power cut), reopen (recovery), and verify that no byte acknowledged by fsync is
-// lost and that no byte holds stale data: each byte holds a value written to it (or 0, cut by a
-// truncate) at or after its last acknowledged version.
+// journal) or to the home file, for N over the writes a workload makes; then lose, per 4 KiB
+// block, what was not yet synced (a power cut), reopen (recovery), and verify that no byte
+// acknowledged by fsync is lost and that no byte holds stale data: each byte holds a value written
+// to it (or 0, cut by a truncate) at or after its last acknowledged version. The sweeps take
+// 50-200 of the N a workload offers; tier_crash_every_n (crash_every_n_test.cpp) takes every N of
+// a range.
 #include "crash_sweep.hpp"
 
 #include <fcntl.h>
