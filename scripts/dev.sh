@@ -44,10 +44,10 @@ build_sanitized() {
     cmake -S "$root" -B "$asan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DIOSIG_SANITIZE=ON "${compilers[@]}" \
         "-DIOSIG_COMPONENTS=selector;preload;tier" -DIOSIG_BUILD_BENCH=OFF -DIOSIG_BUILD_FUZZ=OFF
     cmake --build "$asan_dir" -j "$jobs"
-    say "building the TSan tree $tsan_dir (the tier's engine)"
+    say "building the TSan tree $tsan_dir (the tier's engine, its tests and every-N crash sweeps)"
     cmake -S "$root" -B "$tsan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DIOSIG_TSAN=ON "${compilers[@]}" \
         "-DIOSIG_COMPONENTS=selector;tier" -DIOSIG_BUILD_BENCH=OFF -DIOSIG_BUILD_FUZZ=OFF
-    cmake --build "$tsan_dir" -j "$jobs" --target tier_engine_tests
+    cmake --build "$tsan_dir" -j "$jobs" --target tier_engine_tests tier_crash_every_n
 }
 
 run_tests() {
