@@ -19,28 +19,25 @@ namespace iosig::tier {
 namespace {
 
 using test_support::count_writes;
-using test_support::sweep;
+using test_support::sweep_end;
+using test_support::sweep_range;
 using test_support::SweepOptions;
 using test_support::SweepResult;
 
 struct EveryN {
     std::set<FileRole> roles;
     SweepOptions options;
-    std::uint64_t from = 1, to = 0, repetitions = 1; // to 0: the workload's writes to `roles`, +2
+    std::uint64_t from = 1, to = 0, repetitions = 1; // to 0: sweep_end of the writes to `roles`
 };
 
 EveryN every_n;
 
 TEST(CrashEveryN, NoFailingWriteLosesAnAcknowledgedByte) {
-    std::uint64_t to = every_n.to;
-    if (to == 0) {
-        const auto counts = count_writes(every_n.options);
-        to = 2 + (every_n.roles.contains(FileRole::cache) ? counts.cache_side : 0) +
-             (every_n.roles.contains(FileRole::home) ? counts.home : 0);
-    }
+    const std::uint64_t to =
+        every_n.to > 0 ? every_n.to : sweep_end(count_writes(every_n.options).to(every_n.roles));
     ASSERT_LE(every_n.from, to) << "--from is past --to";
     for (std::uint64_t repetition = 1; repetition <= every_n.repetitions; ++repetition) {
-        const SweepResult r = sweep(every_n.roles, every_n.from, to, 1, every_n.options);
+        const SweepResult r = sweep_range(every_n.roles, every_n.from, to, 1, every_n.options);
         std::cout << "repetition " << repetition << ": N = " << every_n.from << ".." << to << ", "
                   << r.runs << " runs, " << r.injected_runs << " with the failure injected, "
                   << r.failed_runs << " with a call failing, " << r.recovered_lines

@@ -35,8 +35,8 @@ Handles workload_handles(const SweepOptions& options) {
     return options.release_files ? Handles::one_reopened_after_each_fsync : Handles::two_throughout;
 }
 
-SweepResult sweep(const std::set<FileRole>& roles, std::uint64_t first, std::uint64_t last,
-                  std::uint64_t stride, const SweepOptions& options) {
+SweepResult sweep_range(const std::set<FileRole>& roles, std::uint64_t first, std::uint64_t last,
+                        std::uint64_t stride, const SweepOptions& options) {
     SweepResult r;
     for (std::uint64_t n = first; n <= last; n += stride) {
         ScratchDir dir;

@@ -52,11 +52,28 @@ Handles workload_handles(const SweepOptions& options);
 // The workload with the N-th write to `roles` failing, for N from `first` to `last` by `stride`
 // (N is also the workload's seed), each run ended by a power cut and checked after recovery. A
 // violation fails the running test, naming N, and ends the sweep: one detailed failure is enough.
-SweepResult sweep(const std::set<FileRole>& roles, std::uint64_t first, std::uint64_t last,
-                  std::uint64_t stride, const SweepOptions& options = {});
+SweepResult sweep_range(const std::set<FileRole>& roles, std::uint64_t first, std::uint64_t last,
+                        std::uint64_t stride, const SweepOptions& options = {});
+
+// The last N a sweep over a workload of `writes` writes tries: two past them, where the workload
+// ends before the failure comes.
+constexpr std::uint64_t sweep_end(std::uint64_t writes) {
+    return writes + 2;
+}
+
+// sweep_range over the whole workload: N from 1 to sweep_end(writes).
+inline SweepResult sweep(const std::set<FileRole>& roles, std::uint64_t writes,
+                         std::uint64_t stride, const SweepOptions& options = {}) {
+    return sweep_range(roles, 1, sweep_end(writes), stride, options);
+}
 
 struct WriteCounts {
     std::uint64_t cache_side = 0, home = 0, journal_rewrites = 0;
+    // The writes to files of `roles` (the cache side counts for FileRole::cache).
+    std::uint64_t to(const std::set<FileRole>& roles) const {
+        return (roles.contains(FileRole::cache) ? cache_side : 0) +
+               (roles.contains(FileRole::home) ? home : 0);
+    }
 };
 
 // The writes the workload makes (seed 1) when nothing fails; fails the running test unless the

@@ -37,7 +37,7 @@ constexpr std::size_t three_files = 3;
 TEST(CrashSafety, FailingTheNthCacheSideWriteLosesNoAcknowledgedByte) {
     const auto [cache_writes, home_writes, rewrites] = count_writes();
     ASSERT_GT(cache_writes, 100u);
-    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, 1, cache_writes + 2,
+    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, cache_writes,
                                 std::max<std::uint64_t>(1, cache_writes / 150));
     EXPECT_GT(r.failed_runs, r.runs / 2) << "the injected failures must actually hit the workload";
     EXPECT_GT(r.recovered_lines, 0u)
@@ -49,7 +49,7 @@ TEST(CrashSafety, FailingTheNthHomeWriteLosesNoAcknowledgedByte) {
     const auto [cache_writes, home_writes, rewrites] = count_writes();
     ASSERT_GT(home_writes, 20u);
     const SweepResult r =
-        sweep({FileRole::home}, 1, home_writes + 2, std::max<std::uint64_t>(1, home_writes / 150));
+        sweep({FileRole::home}, home_writes, std::max<std::uint64_t>(1, home_writes / 150));
     EXPECT_GT(r.failed_runs, r.runs / 2);
     EXPECT_GT(r.recovered_lines, 0u)
         << "dirty lines that could not go home are written by recovery";
@@ -59,7 +59,7 @@ TEST(CrashSafety, FailingTheNthHomeWriteLosesNoAcknowledgedByteOfThreeFiles) {
     const auto [cache_writes, home_writes, rewrites] = count_writes({.files = three_files});
     ASSERT_GT(home_writes, 20u);
     const SweepResult r =
-        sweep({FileRole::home}, 1, home_writes + 2, std::max<std::uint64_t>(1, home_writes / 100),
+        sweep({FileRole::home}, home_writes, std::max<std::uint64_t>(1, home_writes / 100),
               {.files = three_files});
     EXPECT_GT(r.failed_runs, r.runs / 2);
     EXPECT_GT(r.recovered_lines, 0u);
@@ -72,7 +72,7 @@ TEST(CrashSafety, FailingTheNthHomeWriteLosesNoAcknowledgedByteOfThreeFiles) {
 TEST(CrashSafety, AFailureOfTheNthCacheSideWriteAloneLosesNoAcknowledgedByte) {
     const auto [cache_writes, home_writes, rewrites] = count_writes({small_journal, three_files});
     const SweepResult r =
-        sweep({FileRole::cache, FileRole::journal}, 1, cache_writes + 2,
+        sweep({FileRole::cache, FileRole::journal}, cache_writes,
               std::max<std::uint64_t>(1, cache_writes / 100), {small_journal, three_files, true});
     EXPECT_GT(r.injected_runs, r.runs * 9 / 10);
     EXPECT_GT(r.failed_runs, 0u) << "some failures must reach the program";
@@ -82,7 +82,7 @@ TEST(CrashSafety, AFailureOfTheNthCacheSideWriteAloneLosesNoAcknowledgedByte) {
 TEST(CrashSafety, AFailureOfTheNthHomeWriteAloneLosesNoAcknowledgedByte) {
     const auto [cache_writes, home_writes, rewrites] = count_writes({small_journal, three_files});
     const SweepResult r =
-        sweep({FileRole::home}, 1, home_writes + 2, std::max<std::uint64_t>(1, home_writes / 100),
+        sweep({FileRole::home}, home_writes, std::max<std::uint64_t>(1, home_writes / 100),
               {small_journal, three_files, true});
     EXPECT_GT(r.injected_runs, r.runs * 9 / 10);
     EXPECT_GT(r.failed_runs, 0u) << "some failures must reach the program";
@@ -119,7 +119,7 @@ TEST(CrashSafety, FailingTheNthCacheSideWriteWhileFilesAreReleasedLosesNoAcknowl
     const auto [cache_writes, home_writes, rewrites] =
         count_writes({small_journal, three_files, false, true});
     ASSERT_GT(rewrites, 0u);
-    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, 1, cache_writes + 2,
+    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, cache_writes,
                                 std::max<std::uint64_t>(1, cache_writes / 50),
                                 {small_journal, three_files, false, true});
     EXPECT_GT(r.failed_runs, r.runs / 2);
@@ -131,7 +131,7 @@ TEST(CrashSafety, AFailureOfTheNthHomeWriteAloneWhileFilesAreReleasedLosesNoAckn
     const auto [cache_writes, home_writes, rewrites] =
         count_writes({small_journal, three_files, false, true});
     const SweepResult r =
-        sweep({FileRole::home}, 1, home_writes + 2, std::max<std::uint64_t>(1, home_writes / 50),
+        sweep({FileRole::home}, home_writes, std::max<std::uint64_t>(1, home_writes / 50),
               {small_journal, three_files, true, true});
     EXPECT_GT(r.injected_runs, r.runs * 9 / 10);
     EXPECT_GT(r.failed_runs, 0u) << "some failures must reach the program";
@@ -164,7 +164,7 @@ TEST(CrashSafety, PowerLossAcrossJournalRewritesKeepsEveryAcknowledgedByteOfThre
 void expect_a_power_cut_at_the_nth_write_loses_nothing(std::size_t files, std::uint64_t points) {
     const auto [cache_writes, home_writes, rewrites] = count_writes({.files = files});
     const std::uint64_t writes = cache_writes + home_writes;
-    const SweepResult r = sweep({FileRole::cache, FileRole::journal, FileRole::home}, 1, writes + 2,
+    const SweepResult r = sweep({FileRole::cache, FileRole::journal, FileRole::home}, writes,
                                 std::max<std::uint64_t>(1, writes / points), {.files = files});
     EXPECT_GT(r.recovered_lines, 0u);
     EXPECT_GT(r.acked_bytes, 0u);
@@ -182,7 +182,7 @@ TEST(CrashSafety, FailingTheNthCacheSideWriteAcrossJournalRewritesLosesNoAcknowl
     const auto [cache_writes, home_writes, rewrites] =
         count_writes({.journal_compaction_bytes = small_journal});
     ASSERT_GE(rewrites, 5u) << "the workload must rewrite the journal";
-    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, 1, cache_writes + 2,
+    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, cache_writes,
                                 std::max<std::uint64_t>(1, cache_writes / 150),
                                 {.journal_compaction_bytes = small_journal});
     EXPECT_GT(r.failed_runs, r.runs / 2);
@@ -253,7 +253,7 @@ TEST(CrashSafety, AProcessCrashLosesNoWrittenByteOfThreeFilesAcrossJournalRewrit
 TEST(CrashSafety, FailingTheNthCacheSideWriteLosesNoAcknowledgedByteWritingDirtyBytesOnly) {
     const auto counts = count_writes({small_journal, three_files, false, false, true});
     ASSERT_GE(counts.journal_rewrites, 5u) << "the workload must rewrite the journal";
-    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, 1, counts.cache_side + 2,
+    const SweepResult r = sweep({FileRole::cache, FileRole::journal}, counts.cache_side,
                                 std::max<std::uint64_t>(1, counts.cache_side / 100),
                                 {small_journal, three_files, false, false, true});
     EXPECT_GT(r.failed_runs, r.runs / 2);
@@ -264,7 +264,7 @@ TEST(CrashSafety, FailingTheNthCacheSideWriteLosesNoAcknowledgedByteWritingDirty
 TEST(CrashSafety, AFailureOfTheNthHomeWriteAloneLosesNoAcknowledgedByteWritingDirtyBytesOnly) {
     const auto counts = count_writes({small_journal, three_files, false, false, true});
     const SweepResult r =
-        sweep({FileRole::home}, 1, counts.home + 2, std::max<std::uint64_t>(1, counts.home / 100),
+        sweep({FileRole::home}, counts.home, std::max<std::uint64_t>(1, counts.home / 100),
               {small_journal, three_files, true, false, true});
     EXPECT_GT(r.injected_runs, r.runs * 9 / 10);
     EXPECT_GT(r.acked_bytes, 0u);
