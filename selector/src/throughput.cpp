@@ -23,6 +23,7 @@ Performance effective_performance(const Device& device, const Device* owner) {
     inherit(p.op_latency, o.op_latency);
     inherit(p.seek_latency, o.seek_latency);
     inherit(p.max_iops, o.max_iops);
+    inherit(p.throttle_slice, o.throttle_slice); // a disk's blk-throttle limit holds its partitions
     p.independent_read_write = p.independent_read_write || o.independent_read_write;
     return p;
 }
@@ -66,7 +67,9 @@ Eq3Parameters eq3_parameters(const Node& node, const Mount& mount, AccessPattern
     const bool random = pattern == AccessPattern::random;
     const bool rotational = is_rotational(*device) || (owner != nullptr && is_rotational(*owner));
 
-    if (random) {
+    // A throttle's budgets hold whatever the pattern: no random bandwidth, no op latency on top.
+    const bool throttle = p.is_throttle();
+    if (random && !throttle) {
         out.write_bw = p.rand_write_bw > 0 ? p.rand_write_bw : p.seq_write_bw;
         out.read_bw = p.rand_read_bw > 0 ? p.rand_read_bw : p.seq_read_bw;
     } else {
@@ -74,7 +77,7 @@ Eq3Parameters eq3_parameters(const Node& node, const Mount& mount, AccessPattern
         out.read_bw = p.seq_read_bw;
     }
     if (!(out.read_bw > 0)) out.read_bw = out.write_bw; // no read figure: reads as fast as writes
-    out.latency = p.op_latency + (random && rotational ? p.seek_latency : 0.0);
+    out.latency = (throttle ? 0.0 : p.op_latency) + (random && rotational ? p.seek_latency : 0.0);
     out.max_iops = p.max_iops;
     out.independent_read_write = p.independent_read_write;
     return out;

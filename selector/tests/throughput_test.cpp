@@ -160,6 +160,61 @@ TEST(Eq3Parameters, PartitionInheritsTheOwnersPerformance) {
     EXPECT_TRUE(eq3_parameters(node, node.mounts[0], AccessPattern::random).independent_read_write);
 }
 
+// The lab's hdd as iosig-calibrate writes it behind a blkio throttle of 200 IOPS and 20 MiB/s: its
+// Eq. 3 fit finds an op latency in the limit's pacing and its random bandwidth is the IOPS budget
+// again in bytes. Charged on top of the budgets they would count each IO's time twice.
+Node throttled_hdd_node() {
+    Node node = one_device_node(MediaKind::hdd, true);
+    Performance& p = node.devices[0].performance;
+    p.seq_read_bw = p.seq_write_bw = 20 * MiB;
+    p.rand_read_bw = p.rand_write_bw = 807893;
+    p.op_latency = 4.57e-3;
+    p.seek_latency = 1.7e-6;
+    p.max_iops = 200;
+    p.independent_read_write = true;
+    p.throttle_slice = 0.1;
+    node.mounts[0].block_size = 4096;
+    return node;
+}
+
+TEST(Eq3Parameters, ThrottleChargesOnlyItsBudgetsAndTheSeek) {
+    Node node = throttled_hdd_node();
+    const auto random = eq3_parameters(node, node.mounts[0], AccessPattern::random);
+    EXPECT_DOUBLE_EQ(random.latency, 1.7e-6) << "no op latency on a throttle, the seek stays";
+    EXPECT_DOUBLE_EQ(random.write_bw, 20 * MiB) << "the bytes budget holds whatever the pattern";
+    EXPECT_DOUBLE_EQ(random.read_bw, 20 * MiB);
+    EXPECT_DOUBLE_EQ(eq3_throughput(random, 4096), 200.0 * 4096) << "the limit's 200 IOPS";
+    EXPECT_DOUBLE_EQ(eq3_parameters(node, node.mounts[0], AccessPattern::sequential).latency, 0);
+
+    // Without the slice the same figures are a device's own, charged one after the other.
+    node.devices[0].performance.throttle_slice = 0;
+    const auto unthrottled = eq3_parameters(node, node.mounts[0], AccessPattern::random);
+    EXPECT_DOUBLE_EQ(unthrottled.latency, 4.57e-3 + 1.7e-6);
+    EXPECT_DOUBLE_EQ(unthrottled.write_bw, 807893);
+    EXPECT_LT(eq3_throughput(unthrottled, 4096), 110.0 * 4096);
+
+    // A slice without an IOPS budget is no throttle the model knows: the figures are charged.
+    node.devices[0].performance.throttle_slice = 0.1;
+    node.devices[0].performance.max_iops = 0;
+    EXPECT_DOUBLE_EQ(eq3_parameters(node, node.mounts[0], AccessPattern::random).latency,
+                     4.57e-3 + 1.7e-6);
+}
+
+TEST(Eq3Parameters, PartitionOfAThrottledDiskIsThrottled) {
+    Node node = throttled_hdd_node();
+    Device part;
+    part.name = "dev1";
+    part.structure = DeviceStructure::partition;
+    part.owner = "dev";
+    part.performance.op_latency = 2e-3; // measured on the partition, still the limit's pacing
+    node.devices.push_back(part);
+    node.mounts[0].device = "dev1";
+    const auto p = eq3_parameters(node, node.mounts[0], AccessPattern::random);
+    EXPECT_DOUBLE_EQ(p.latency, 1.7e-6);
+    EXPECT_DOUBLE_EQ(p.write_bw, 20 * MiB);
+    EXPECT_DOUBLE_EQ(eq3_throughput(p, 4096), 200.0 * 4096);
+}
+
 TEST(Eq3Parameters, UnknownDeviceHasNoThroughput) {
     Node node = one_device_node(MediaKind::ssd, false);
     node.mounts[0].device = "missing";

@@ -78,24 +78,11 @@ std::optional<Equilibrium> equilibrium(double arrival_rate, double miss_ratio,
 
 namespace {
 
-// A device whose rates are a blk-throttle limit (throttle_slice) with an IOPS budget. Such a
-// limit is blind to the pattern and adds no latency of its own: it charges every IO against its
-// IOPS budget and its bytes budget. A node file may still give such a device a random bandwidth
-// and an op latency that measure the limit again: iosig-calibrate wrote 4 KiB x QD32 IOPS as the
-// random bandwidth until session 37 (the IOPS budget again in bytes), and its Eq. 3 fit of a
-// throttled device finds a latency in the limit's pacing of the sweep's few dozen IOs a slice.
-// Charged on top of the budgets, either counts each IO's time twice (the lab's hdd calibrated:
-// 8.0 ms per 4 KiB read where the limit passes one every 5.1 ms). A seek of rotational media
-// stays: the limit does not move the arm beneath it.
-bool throttled(const Performance& p) {
-    return p.throttle_slice > 0 && p.max_iops > 0;
-}
-
 // Whether service_rate charges the random bandwidth: random IO on a device that gives one (random
 // falls back to sequential when the device gives none) and is not a throttle (whose bytes budget,
 // the sequential bandwidth, holds whatever the pattern).
 bool random_bandwidth(const Performance& p, bool read, bool random) {
-    return random && (read ? p.rand_read_bw : p.rand_write_bw) > 0 && !throttled(p);
+    return random && (read ? p.rand_read_bw : p.rand_write_bw) > 0 && !p.is_throttle();
 }
 
 // The bandwidth service_rate charges: random or sequential, read or write.
@@ -105,10 +92,13 @@ double bandwidth(const Performance& p, bool read, bool random) {
 }
 
 // The latency service_rate charges every IO before its transfer: the op latency (none on a
-// throttle) and the seek of random IO on rotational media.
+// throttle: charged on top of its budgets it counts each IO's time twice, the lab's hdd calibrated
+// took 8.0 ms per 4 KiB read where the limit passes one every 5.1 ms) and the seek of random IO on
+// rotational media (which stays on a throttle: the limit does not move the arm beneath it).
 double per_io_latency(const Device& device, bool random) {
     const Performance& p = device.performance;
-    return (throttled(p) ? 0 : p.op_latency) + (random && device.rotational ? p.seek_latency : 0);
+    return (p.is_throttle() ? 0 : p.op_latency) +
+           (random && device.rotational ? p.seek_latency : 0);
 }
 
 } // namespace
@@ -132,10 +122,10 @@ std::vector<std::string_view> service_rate_fields(const Device& device, bool rea
         fields.push_back(read ? "rand_read_bw" : "rand_write_bw");
     else
         fields.push_back(read ? "seq_read_bw" : "seq_write_bw");
-    if (!throttled(p)) fields.push_back("op_latency");
+    if (!p.is_throttle()) fields.push_back("op_latency");
     if (random && device.rotational) fields.push_back("seek_latency");
     fields.push_back("max_iops");
-    if (throttled(p)) fields.push_back("throttle_slice");
+    if (p.is_throttle()) fields.push_back("throttle_slice");
     return fields;
 }
 
@@ -187,7 +177,7 @@ TierRates tier_rates(const Node& node, const std::filesystem::path& fast,
     };
     const Performance& slow_performance = slow_device.performance;
     rates.tier2_throttle_slice = slow_performance.throttle_slice;
-    if (throttled(slow_performance) && per_io_latency(slow_device, random) == 0) {
+    if (slow_performance.is_throttle() && per_io_latency(slow_device, random) == 0) {
         rates.tier2_read_iops_budget = slow_performance.max_iops;
         rates.tier2_read_bytes_budget = bandwidth(slow_performance, true, random);
     }

@@ -61,6 +61,12 @@ struct Performance {
     // on Linux 6.10 up to 6.19; iosig-calibrate detects it, docs/calibrate.md). 0: the rates hold
     // IO by IO.
     double throttle_slice = 0;
+    // The rates are a blk-throttle limit with an IOPS budget. Such a limit is blind to the pattern
+    // and adds no latency of its own: every IO is charged against the IOPS budget and the bytes
+    // budget (the sequential bandwidth). A random bandwidth or an op latency the node file still
+    // gives such a device measures the limit again (iosig-calibrate's Eq. 3 fit finds one in the
+    // limit's pacing of a slice's IOs), so Eq. 3 and the tier's queueing model charge neither.
+    bool is_throttle() const { return throttle_slice > 0 && max_iops > 0; }
     // Bytes the kernel reads ahead of a sequential reader of a file here through the page cache
     // (the queue's read_ahead_kb; 0: none), and the largest IO the queue issues (max_sectors_kb):
     // what reads past the tier's cache cost (the sequential bypass; tier/readahead_model.hpp).
