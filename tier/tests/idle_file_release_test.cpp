@@ -177,6 +177,52 @@ TEST(IdleFiles, TheSyncBeforeAReleaseIsNotPaidByTheCloseOfAnotherFile) {
     EXPECT_EQ(read_file(stream), bytes);
 }
 
+// A file that owes only the journal's sync at its release (its home file synced by an fsync whose
+// journal sync then failed) is released by the releaser thread too: the close of another file
+// returns while the journal's syncs are held, and the releaser makes the sync, then releases the
+// file. Before session 40 nothing made a journal-only duty arise in a test.
+TEST(IdleFiles, AReleaseThatOwesOnlyTheJournalsSyncIsMadeByTheReleaser) {
+    ScratchDir dir;
+    TierConfig config = releasing_with_bypass(dir);
+    config.idle_files = 1;
+    const auto stream = dir / "stream.bin";
+    const std::vector<char> bytes = pattern(64 * line, 21);
+    write_file(dir / "other", pattern(line, 22));
+    auto tier = TierCache::open(config);
+    const int h = write_stream_past_the_cache(*tier, stream, bytes);
+    ASSERT_GE(h, 0);
+    const std::vector<char> kept(bytes.begin(), bytes.end() - line);
+    ASSERT_EQ(tier->ftruncate(h, static_cast<off_t>(kept.size())), 0); // journal records to sync
+    config.faults->fail_now({FileRole::journal});
+    ASSERT_LT(tier->fsync(h), 0) << "the journal's sync did not fail";
+    config.faults->clear_failures();
+    ASSERT_EQ(tier->close(h), 0); // the one idle file allowed: kept, owing the journal's sync
+    const int other = tier->open_file(dir / "other", O_RDONLY);
+    ASSERT_GE(other, 0);
+    ASSERT_EQ(read_through(*tier, other, 2 * line), pattern(line, 22));
+    const std::uint64_t journal_syncs = config.faults->syncs(FileRole::journal);
+    config.faults->hold_syncs(FileRole::journal);
+    auto closing = std::async(std::launch::async, [&] { return tier->close(other); });
+    const bool returned = closing.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+    for (int waited_ms = 0;
+         waited_ms < 10'000 && config.faults->syncs(FileRole::journal) == journal_syncs;
+         waited_ms += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const bool synced_meanwhile = config.faults->syncs(FileRole::journal) > journal_syncs;
+    const bool held_while_syncing = descriptors_naming(stream) > 0;
+    config.faults->let_syncs_go();
+    EXPECT_TRUE(returned) << "the close waited for the journal's sync";
+    EXPECT_TRUE(synced_meanwhile) << "nobody synced the journal";
+    EXPECT_TRUE(held_while_syncing) << "the stream was released before its journal sync ended";
+    EXPECT_EQ(closing.get(), 0);
+    for (int waited_ms = 0; waited_ms < 10'000 && descriptors_naming(stream) > 0; waited_ms += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(descriptors_naming(stream), 0) << "the stream was not released";
+    ASSERT_EQ(tier->flush_all(), 0);
+    config.faults->crash(3);
+    EXPECT_EQ(read_file(stream), kept);
+}
+
 // Whether `done()` holds within 10 s.
 template <typename Condition>
 bool within_ten_seconds(Condition done) {

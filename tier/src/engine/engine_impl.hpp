@@ -1,7 +1,8 @@
 // The engine behind TierCache (engine.hpp). Split over engine_open.cpp (open, shutdown; recovery
 // is recovery.cpp),
 // engine_files.cpp (home files and handles: open_file, close, close-to-open consistency),
-// engine_lines.cpp (line allocation, fills, leases, marking lines dirty, the journal's commit),
+// engine_lines.cpp (line allocation, fills, leases), engine_dirty.cpp (marking lines dirty, the
+// bytes a dirty line holds, the journal's commit),
 // engine_idle.cpp (releasing and forgetting files no handle has open, the releaser thread),
 // engine_data.cpp (the read/write paths), engine_truncate.cpp (ftruncate), engine_writeback.cpp
 // (the write-back of a set of lines), engine_flush.cpp (fsync, flush_all, commit, the flusher
