@@ -138,6 +138,37 @@ TEST(IdleFiles, AFileWhoseSyncFailsAtItsReleaseKeepsItsDescriptor) {
     EXPECT_EQ(read_file(path), bytes);
 }
 
+// Whether `done()` holds within 10 s.
+template <typename Condition>
+bool within_ten_seconds(Condition done) {
+    for (int waited_ms = 0; waited_ms < 10'000 && !done(); waited_ms += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return done();
+}
+
+// What the close of `other` did while the syncs of `role` were held: whether it returned within
+// 10 s, whether a sync of that role was made meanwhile (the releaser's, waited for up to 10 s),
+// and whether `stream`'s descriptor was still held then. The syncs go on afterwards.
+struct HeldSyncsClose {
+    bool returned = false;
+    bool synced_meanwhile = false;
+    bool stream_held_meanwhile = false;
+    int result = -1;
+};
+HeldSyncsClose close_while_syncs_held(TierCache& tier, IoFaults& faults, FileRole role, int other,
+                                      const std::filesystem::path& stream) {
+    HeldSyncsClose out;
+    const std::uint64_t syncs = faults.syncs(role);
+    faults.hold_syncs(role);
+    auto closing = std::async(std::launch::async, [&] { return tier.close(other); });
+    out.returned = closing.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+    out.synced_meanwhile = within_ten_seconds([&] { return faults.syncs(role) > syncs; });
+    out.stream_held_meanwhile = descriptors_naming(stream) > 0;
+    faults.let_syncs_go();
+    out.result = closing.get();
+    return out;
+}
+
 // The sync a release needs is not paid by the close of another file: with one idle file allowed,
 // the close of a file only read (nothing of its own to sync) returns while the home device holds
 // the sync of the stream written before, which the releaser thread makes, and releases, meanwhile
@@ -157,21 +188,14 @@ TEST(IdleFiles, TheSyncBeforeAReleaseIsNotPaidByTheCloseOfAnotherFile) {
     const int other = tier->open_file(dir / "other", O_RDONLY);
     ASSERT_GE(other, 0);
     ASSERT_EQ(read_through(*tier, other, 2 * line), pattern(line, 17));
-    const std::uint64_t syncs = config.faults->syncs(FileRole::home);
-    config.faults->hold_syncs(FileRole::home);
-    auto closing = std::async(std::launch::async, [&] { return tier->close(other); });
-    const bool returned = closing.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-    for (int waited_ms = 0; waited_ms < 10'000 && config.faults->syncs(FileRole::home) == syncs;
-         waited_ms += 10)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const bool synced_meanwhile = config.faults->syncs(FileRole::home) > syncs;
-    config.faults->let_syncs_go();
-    EXPECT_TRUE(returned) << "the close waited for the stream's sync";
-    EXPECT_TRUE(synced_meanwhile) << "nobody synced the stream";
-    EXPECT_EQ(closing.get(), 0);
-    for (int waited_ms = 0; waited_ms < 10'000 && descriptors_naming(stream) > 0; waited_ms += 10)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    EXPECT_EQ(descriptors_naming(stream), 0) << "the stream was not released";
+    const HeldSyncsClose c =
+        close_while_syncs_held(*tier, *config.faults, FileRole::home, other, stream);
+    EXPECT_TRUE(c.returned) << "the close waited for the stream's sync";
+    EXPECT_TRUE(c.synced_meanwhile) << "nobody synced the stream";
+    EXPECT_TRUE(c.stream_held_meanwhile) << "the stream was released before its sync ended";
+    EXPECT_EQ(c.result, 0);
+    EXPECT_TRUE(within_ten_seconds([&] { return descriptors_naming(stream) == 0; }))
+        << "the stream was not released";
     ASSERT_EQ(tier->flush_all(), 0);
     config.faults->crash(3);
     EXPECT_EQ(read_file(stream), bytes);
@@ -200,35 +224,17 @@ TEST(IdleFiles, AReleaseThatOwesOnlyTheJournalsSyncIsMadeByTheReleaser) {
     const int other = tier->open_file(dir / "other", O_RDONLY);
     ASSERT_GE(other, 0);
     ASSERT_EQ(read_through(*tier, other, 2 * line), pattern(line, 22));
-    const std::uint64_t journal_syncs = config.faults->syncs(FileRole::journal);
-    config.faults->hold_syncs(FileRole::journal);
-    auto closing = std::async(std::launch::async, [&] { return tier->close(other); });
-    const bool returned = closing.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-    for (int waited_ms = 0;
-         waited_ms < 10'000 && config.faults->syncs(FileRole::journal) == journal_syncs;
-         waited_ms += 10)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const bool synced_meanwhile = config.faults->syncs(FileRole::journal) > journal_syncs;
-    const bool held_while_syncing = descriptors_naming(stream) > 0;
-    config.faults->let_syncs_go();
-    EXPECT_TRUE(returned) << "the close waited for the journal's sync";
-    EXPECT_TRUE(synced_meanwhile) << "nobody synced the journal";
-    EXPECT_TRUE(held_while_syncing) << "the stream was released before its journal sync ended";
-    EXPECT_EQ(closing.get(), 0);
-    for (int waited_ms = 0; waited_ms < 10'000 && descriptors_naming(stream) > 0; waited_ms += 10)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    EXPECT_EQ(descriptors_naming(stream), 0) << "the stream was not released";
+    const HeldSyncsClose c =
+        close_while_syncs_held(*tier, *config.faults, FileRole::journal, other, stream);
+    EXPECT_TRUE(c.returned) << "the close waited for the journal's sync";
+    EXPECT_TRUE(c.synced_meanwhile) << "nobody synced the journal";
+    EXPECT_TRUE(c.stream_held_meanwhile) << "the stream was released before its journal sync ended";
+    EXPECT_EQ(c.result, 0);
+    EXPECT_TRUE(within_ten_seconds([&] { return descriptors_naming(stream) == 0; }))
+        << "the stream was not released";
     ASSERT_EQ(tier->flush_all(), 0);
     config.faults->crash(3);
     EXPECT_EQ(read_file(stream), kept);
-}
-
-// Whether `done()` holds within 10 s.
-template <typename Condition>
-bool within_ten_seconds(Condition done) {
-    for (int waited_ms = 0; waited_ms < 10'000 && !done(); waited_ms += 10)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return done();
 }
 
 // Lines of other files go home while a release's sync waits (on a slow device): the thread that
