@@ -201,6 +201,40 @@ TEST(IdleFiles, TheSyncBeforeAReleaseIsNotPaidByTheCloseOfAnotherFile) {
     EXPECT_EQ(read_file(stream), bytes);
 }
 
+// A file that owes only its home file's sync at its release (a write that grew a dirty line went
+// home too, as the journal refused its SIZE record, and no fsync followed) is released by the
+// releaser thread as well: the close of another file returns while the home syncs are held.
+TEST(IdleFiles, AReleaseThatOwesOnlyTheHomeFilesSyncIsMadeByTheReleaser) {
+    ScratchDir dir;
+    TierConfig config = releasing_with_bypass(dir);
+    config.idle_files = 1;
+    const auto grown = dir / "grown.bin";
+    const std::vector<char> bytes = pattern(200, 23);
+    write_file(dir / "other", pattern(line, 24));
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(grown, O_CREAT | O_RDWR);
+    ASSERT_GE(h, 0);
+    ASSERT_EQ(tier->pwrite(h, bytes.data(), 100, 0), 100); // line 0 dirty, its size journaled
+    config.faults->fail_one_write(1, {FileRole::journal}); // the SIZE record of the next write
+    ASSERT_EQ(tier->pwrite(h, bytes.data() + 100, 100, 100), 100);
+    ASSERT_EQ(config.faults->injected_failures(), 1u);
+    ASSERT_EQ(tier->close(h), 0); // the one idle file allowed: kept, owing the home file's sync
+    const int other = tier->open_file(dir / "other", O_RDONLY);
+    ASSERT_GE(other, 0);
+    ASSERT_EQ(read_through(*tier, other, 2 * line), pattern(line, 24));
+    const HeldSyncsClose c =
+        close_while_syncs_held(*tier, *config.faults, FileRole::home, other, grown);
+    EXPECT_TRUE(c.returned) << "the close waited for the home file's sync";
+    EXPECT_TRUE(c.synced_meanwhile) << "nobody synced the home file";
+    EXPECT_TRUE(c.stream_held_meanwhile) << "the file was released before its sync ended";
+    EXPECT_EQ(c.result, 0);
+    EXPECT_TRUE(within_ten_seconds([&] { return descriptors_naming(grown) == 0; }))
+        << "the file was not released";
+    ASSERT_EQ(tier->flush_all(), 0);
+    config.faults->crash(3);
+    EXPECT_EQ(read_file(grown), bytes);
+}
+
 // A file that owes only the journal's sync at its release (its home file synced by an fsync whose
 // journal sync then failed) is released by the releaser thread too: the close of another file
 // returns while the journal's syncs are held, and the releaser makes the sync, then releases the
