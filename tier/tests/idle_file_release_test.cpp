@@ -146,27 +146,33 @@ bool within_ten_seconds(Condition done) {
     return done();
 }
 
-// What the close of `other` did while the syncs of `role` were held: whether it returned within
-// 10 s, whether a sync of that role was made meanwhile (the releaser's, waited for up to 10 s),
-// and whether `stream`'s descriptor was still held then. The syncs go on afterwards.
-struct HeldSyncsClose {
-    bool returned = false;
-    bool synced_meanwhile = false;
-    bool stream_held_meanwhile = false;
-    int result = -1;
-};
-HeldSyncsClose close_while_syncs_held(TierCache& tier, IoFaults& faults, FileRole role, int other,
-                                      const std::filesystem::path& stream) {
-    HeldSyncsClose out;
+// With `idle` the one idle file allowed and owing a sync of `role` (its home file's or the
+// journal's), opening and reading `other` and closing it releases `idle`. That close returns while
+// the syncs of `role` are held, and the releaser thread makes the sync meanwhile (waited for up to
+// 10 s), releasing `idle` only after it. After flush_all and a power cut `idle` holds `expected`.
+void expect_the_releaser_syncs_then_releases(TierCache& tier, IoFaults& faults, FileRole role,
+                                             const std::filesystem::path& other,
+                                             const std::filesystem::path& idle,
+                                             const std::vector<char>& expected) {
+    const int h = tier.open_file(other, O_RDONLY);
+    ASSERT_GE(h, 0);
+    ASSERT_EQ(read_through(tier, h, 2 * line), read_file(other));
     const std::uint64_t syncs = faults.syncs(role);
     faults.hold_syncs(role);
-    auto closing = std::async(std::launch::async, [&] { return tier.close(other); });
-    out.returned = closing.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-    out.synced_meanwhile = within_ten_seconds([&] { return faults.syncs(role) > syncs; });
-    out.stream_held_meanwhile = descriptors_naming(stream) > 0;
+    auto closing = std::async(std::launch::async, [&] { return tier.close(h); });
+    const bool returned = closing.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+    const bool synced_meanwhile = within_ten_seconds([&] { return faults.syncs(role) > syncs; });
+    const bool held_meanwhile = descriptors_naming(idle) > 0;
     faults.let_syncs_go();
-    out.result = closing.get();
-    return out;
+    EXPECT_TRUE(returned) << "the close waited for the idle file's sync";
+    EXPECT_TRUE(synced_meanwhile) << "nobody made the sync the idle file owed";
+    EXPECT_TRUE(held_meanwhile) << "the idle file was released before its sync ended";
+    EXPECT_EQ(closing.get(), 0);
+    EXPECT_TRUE(within_ten_seconds([&] { return descriptors_naming(idle) == 0; }))
+        << "the idle file was not released";
+    ASSERT_EQ(tier.flush_all(), 0);
+    faults.crash(3);
+    EXPECT_EQ(read_file(idle), expected);
 }
 
 // The sync a release needs is not paid by the close of another file: with one idle file allowed,
@@ -185,20 +191,8 @@ TEST(IdleFiles, TheSyncBeforeAReleaseIsNotPaidByTheCloseOfAnotherFile) {
     const int h = write_stream_past_the_cache(*tier, stream, bytes);
     ASSERT_GE(h, 0);
     ASSERT_EQ(tier->close(h), 0);
-    const int other = tier->open_file(dir / "other", O_RDONLY);
-    ASSERT_GE(other, 0);
-    ASSERT_EQ(read_through(*tier, other, 2 * line), pattern(line, 17));
-    const HeldSyncsClose c =
-        close_while_syncs_held(*tier, *config.faults, FileRole::home, other, stream);
-    EXPECT_TRUE(c.returned) << "the close waited for the stream's sync";
-    EXPECT_TRUE(c.synced_meanwhile) << "nobody synced the stream";
-    EXPECT_TRUE(c.stream_held_meanwhile) << "the stream was released before its sync ended";
-    EXPECT_EQ(c.result, 0);
-    EXPECT_TRUE(within_ten_seconds([&] { return descriptors_naming(stream) == 0; }))
-        << "the stream was not released";
-    ASSERT_EQ(tier->flush_all(), 0);
-    config.faults->crash(3);
-    EXPECT_EQ(read_file(stream), bytes);
+    expect_the_releaser_syncs_then_releases(*tier, *config.faults, FileRole::home, dir / "other",
+                                            stream, bytes);
 }
 
 // A file that owes only its home file's sync at its release (a write that grew a dirty line went
@@ -219,20 +213,8 @@ TEST(IdleFiles, AReleaseThatOwesOnlyTheHomeFilesSyncIsMadeByTheReleaser) {
     ASSERT_EQ(tier->pwrite(h, bytes.data() + 100, 100, 100), 100);
     ASSERT_EQ(config.faults->injected_failures(), 1u);
     ASSERT_EQ(tier->close(h), 0); // the one idle file allowed: kept, owing the home file's sync
-    const int other = tier->open_file(dir / "other", O_RDONLY);
-    ASSERT_GE(other, 0);
-    ASSERT_EQ(read_through(*tier, other, 2 * line), pattern(line, 24));
-    const HeldSyncsClose c =
-        close_while_syncs_held(*tier, *config.faults, FileRole::home, other, grown);
-    EXPECT_TRUE(c.returned) << "the close waited for the home file's sync";
-    EXPECT_TRUE(c.synced_meanwhile) << "nobody synced the home file";
-    EXPECT_TRUE(c.stream_held_meanwhile) << "the file was released before its sync ended";
-    EXPECT_EQ(c.result, 0);
-    EXPECT_TRUE(within_ten_seconds([&] { return descriptors_naming(grown) == 0; }))
-        << "the file was not released";
-    ASSERT_EQ(tier->flush_all(), 0);
-    config.faults->crash(3);
-    EXPECT_EQ(read_file(grown), bytes);
+    expect_the_releaser_syncs_then_releases(*tier, *config.faults, FileRole::home, dir / "other",
+                                            grown, bytes);
 }
 
 // A file that owes only the journal's sync at its release (its home file synced by an fsync whose
@@ -255,20 +237,8 @@ TEST(IdleFiles, AReleaseThatOwesOnlyTheJournalsSyncIsMadeByTheReleaser) {
     ASSERT_LT(tier->fsync(h), 0) << "the journal's sync did not fail";
     config.faults->clear_failures();
     ASSERT_EQ(tier->close(h), 0); // the one idle file allowed: kept, owing the journal's sync
-    const int other = tier->open_file(dir / "other", O_RDONLY);
-    ASSERT_GE(other, 0);
-    ASSERT_EQ(read_through(*tier, other, 2 * line), pattern(line, 22));
-    const HeldSyncsClose c =
-        close_while_syncs_held(*tier, *config.faults, FileRole::journal, other, stream);
-    EXPECT_TRUE(c.returned) << "the close waited for the journal's sync";
-    EXPECT_TRUE(c.synced_meanwhile) << "nobody synced the journal";
-    EXPECT_TRUE(c.stream_held_meanwhile) << "the stream was released before its journal sync ended";
-    EXPECT_EQ(c.result, 0);
-    EXPECT_TRUE(within_ten_seconds([&] { return descriptors_naming(stream) == 0; }))
-        << "the stream was not released";
-    ASSERT_EQ(tier->flush_all(), 0);
-    config.faults->crash(3);
-    EXPECT_EQ(read_file(stream), kept);
+    expect_the_releaser_syncs_then_releases(*tier, *config.faults, FileRole::journal, dir / "other",
+                                            stream, kept);
 }
 
 // Lines of other files go home while a release's sync waits (on a slow device): the thread that
