@@ -160,9 +160,10 @@ TEST(Eq3Parameters, PartitionInheritsTheOwnersPerformance) {
     EXPECT_TRUE(eq3_parameters(node, node.mounts[0], AccessPattern::random).independent_read_write);
 }
 
-// The lab's hdd as iosig-calibrate writes it behind a blkio throttle of 200 IOPS and 20 MiB/s: its
-// Eq. 3 fit finds an op latency in the limit's pacing and its random bandwidth is the IOPS budget
-// again in bytes. Charged on top of the budgets they would count each IO's time twice.
+// The lab's hdd behind its blkio throttle of 200 IOPS and 20 MiB/s, as iosig-calibrate wrote it
+// before session 37: an op latency its Eq. 3 fit found in the limit's pacing, and a random
+// bandwidth that is the IOPS budget again in bytes. Charged on top of the budgets, either would
+// count each IO's time twice.
 Node throttled_hdd_node() {
     Node node = one_device_node(MediaKind::hdd, true);
     Performance& p = node.devices[0].performance;
