@@ -93,17 +93,35 @@ bool within_ten_seconds(Condition done) {
     return done();
 }
 
+// An engine that keeps one file idle and releases the next, its streams going past the cache after
+// their first line, and beside it a file "other" of one line, whose open and close push the idle
+// file out.
+struct OneIdleFileAllowed {
+    ScratchDir dir;
+    TierConfig config = releasing_with_bypass(dir);
+    std::unique_ptr<TierCache> tier;
+    std::filesystem::path other = dir / "other";
+
+    explicit OneIdleFileAllowed(unsigned other_seed, double writeback_delay = 3600) {
+        config.idle_files = 1;
+        config.writeback_delay = writeback_delay;
+        write_file(other, pattern(line, other_seed));
+        tier = TierCache::open(config);
+    }
+};
+
 // With `idle` the one idle file allowed and owing a sync of `role` (its home file's or the
-// journal's), opening and reading `other` and closing it releases `idle`. That close returns while
+// journal's), opening and reading "other" and closing it releases `idle`. That close returns while
 // the syncs of `role` are held, and the releaser thread makes the sync meanwhile (waited for up to
 // 10 s), releasing `idle` only after it. After flush_all and a power cut `idle` holds `expected`.
-void expect_the_releaser_syncs_then_releases(TierCache& tier, IoFaults& faults, FileRole role,
-                                             const std::filesystem::path& other,
+void expect_the_releaser_syncs_then_releases(OneIdleFileAllowed& t, FileRole role,
                                              const std::filesystem::path& idle,
                                              const std::vector<char>& expected) {
-    const int h = tier.open_file(other, O_RDONLY);
+    TierCache& tier = *t.tier;
+    IoFaults& faults = *t.config.faults;
+    const int h = tier.open_file(t.other, O_RDONLY);
     ASSERT_GE(h, 0);
-    ASSERT_EQ(read_through(tier, h, 2 * line), read_file(other));
+    ASSERT_EQ(read_through(tier, h, 2 * line), read_file(t.other));
     const std::uint64_t syncs = faults.syncs(role);
     faults.hold_syncs(role);
     auto closing = std::async(std::launch::async, [&] { return tier.close(h); });
@@ -128,40 +146,30 @@ void expect_the_releaser_syncs_then_releases(TierCache& tier, IoFaults& faults, 
 // (before session 34 that close made the sync itself: seconds on a slow device, for a file it never
 // wrote). The stream's bytes are durable after flush_all all the same.
 TEST(IdleFiles, TheSyncBeforeAReleaseIsNotPaidByTheCloseOfAnotherFile) {
-    ScratchDir dir;
-    TierConfig config = releasing_with_bypass(dir);
-    config.idle_files = 1;
-    const auto stream = dir / "stream.bin";
+    OneIdleFileAllowed t(17);
+    const auto stream = t.dir / "stream.bin";
     const std::vector<char> bytes = pattern(64 * line, 16);
-    write_file(dir / "other", pattern(line, 17));
-    auto tier = TierCache::open(config);
-    const int h = write_stream_past_the_cache(*tier, stream, bytes);
+    const int h = write_stream_past_the_cache(*t.tier, stream, bytes);
     ASSERT_GE(h, 0);
-    ASSERT_EQ(tier->close(h), 0);
-    expect_the_releaser_syncs_then_releases(*tier, *config.faults, FileRole::home, dir / "other",
-                                            stream, bytes);
+    ASSERT_EQ(t.tier->close(h), 0);
+    expect_the_releaser_syncs_then_releases(t, FileRole::home, stream, bytes);
 }
 
 // A file that owes only its home file's sync at its release (a write that grew a dirty line went
 // home too, as the journal refused its SIZE record, and no fsync followed) is released by the
 // releaser thread as well: the close of another file returns while the home syncs are held.
 TEST(IdleFiles, AReleaseThatOwesOnlyTheHomeFilesSyncIsMadeByTheReleaser) {
-    ScratchDir dir;
-    TierConfig config = releasing_with_bypass(dir);
-    config.idle_files = 1;
-    const auto grown = dir / "grown.bin";
+    OneIdleFileAllowed t(24);
+    const auto grown = t.dir / "grown.bin";
     const std::vector<char> bytes = pattern(200, 23);
-    write_file(dir / "other", pattern(line, 24));
-    auto tier = TierCache::open(config);
-    const int h = tier->open_file(grown, O_CREAT | O_RDWR);
+    const int h = t.tier->open_file(grown, O_CREAT | O_RDWR);
     ASSERT_GE(h, 0);
-    ASSERT_EQ(tier->pwrite(h, bytes.data(), 100, 0), 100); // line 0 dirty, its size journaled
-    config.faults->fail_one_write(1, {FileRole::journal}); // the SIZE record of the next write
-    ASSERT_EQ(tier->pwrite(h, bytes.data() + 100, 100, 100), 100);
-    ASSERT_EQ(config.faults->injected_failures(), 1u);
-    ASSERT_EQ(tier->close(h), 0); // the one idle file allowed: kept, owing the home file's sync
-    expect_the_releaser_syncs_then_releases(*tier, *config.faults, FileRole::home, dir / "other",
-                                            grown, bytes);
+    ASSERT_EQ(t.tier->pwrite(h, bytes.data(), 100, 0), 100); // line 0 dirty, its size journaled
+    t.config.faults->fail_one_write(1, {FileRole::journal}); // the SIZE record of the next write
+    ASSERT_EQ(t.tier->pwrite(h, bytes.data() + 100, 100, 100), 100);
+    ASSERT_EQ(t.config.faults->injected_failures(), 1u);
+    ASSERT_EQ(t.tier->close(h), 0); // the one idle file allowed: kept, owing the home file's sync
+    expect_the_releaser_syncs_then_releases(t, FileRole::home, grown, bytes);
 }
 
 // A file that owes only the journal's sync at its release (its home file synced by an fsync whose
@@ -169,23 +177,18 @@ TEST(IdleFiles, AReleaseThatOwesOnlyTheHomeFilesSyncIsMadeByTheReleaser) {
 // returns while the journal's syncs are held, and the releaser makes the sync, then releases the
 // file. Before session 40 nothing made a journal-only duty arise in a test.
 TEST(IdleFiles, AReleaseThatOwesOnlyTheJournalsSyncIsMadeByTheReleaser) {
-    ScratchDir dir;
-    TierConfig config = releasing_with_bypass(dir);
-    config.idle_files = 1;
-    const auto stream = dir / "stream.bin";
+    OneIdleFileAllowed t(22);
+    const auto stream = t.dir / "stream.bin";
     const std::vector<char> bytes = pattern(64 * line, 21);
-    write_file(dir / "other", pattern(line, 22));
-    auto tier = TierCache::open(config);
-    const int h = write_stream_past_the_cache(*tier, stream, bytes);
+    const int h = write_stream_past_the_cache(*t.tier, stream, bytes);
     ASSERT_GE(h, 0);
     const std::vector<char> kept(bytes.begin(), bytes.end() - line);
-    ASSERT_EQ(tier->ftruncate(h, static_cast<off_t>(kept.size())), 0); // journal records to sync
-    config.faults->fail_now({FileRole::journal});
-    ASSERT_LT(tier->fsync(h), 0) << "the journal's sync did not fail";
-    config.faults->clear_failures();
-    ASSERT_EQ(tier->close(h), 0); // the one idle file allowed: kept, owing the journal's sync
-    expect_the_releaser_syncs_then_releases(*tier, *config.faults, FileRole::journal, dir / "other",
-                                            stream, kept);
+    ASSERT_EQ(t.tier->ftruncate(h, static_cast<off_t>(kept.size())), 0); // journal records to sync
+    t.config.faults->fail_now({FileRole::journal});
+    ASSERT_LT(t.tier->fsync(h), 0) << "the journal's sync did not fail";
+    t.config.faults->clear_failures();
+    ASSERT_EQ(t.tier->close(h), 0); // the one idle file allowed: kept, owing the journal's sync
+    expect_the_releaser_syncs_then_releases(t, FileRole::journal, stream, kept);
 }
 
 // Lines of other files go home while a release's sync waits (on a slow device): the thread that
@@ -193,40 +196,35 @@ TEST(IdleFiles, AReleaseThatOwesOnlyTheJournalsSyncIsMadeByTheReleaser) {
 // both, so a sync of seconds on a slow device stopped all write-back, and writers of other files
 // waited on the dirty bound meanwhile).
 TEST(IdleFiles, TheWriteBackGoesOnWhileAReleaseWaitsForItsSync) {
-    ScratchDir dir;
-    TierConfig config = releasing_with_bypass(dir);
-    config.idle_files = 1;
-    config.writeback_delay = 0.05;
-    const auto stream = dir / "stream.bin";
+    OneIdleFileAllowed t(19, 0.05);
+    const auto stream = t.dir / "stream.bin";
     const std::vector<char> bytes = pattern(64 * line, 18);
-    write_file(dir / "other", pattern(line, 19));
-    auto tier = TierCache::open(config);
-    const int h = write_stream_past_the_cache(*tier, stream, bytes);
+    const int h = write_stream_past_the_cache(*t.tier, stream, bytes);
     ASSERT_GE(h, 0);
-    ASSERT_EQ(tier->close(h), 0);
-    const std::uint64_t syncs = config.faults->syncs(FileRole::home);
-    config.faults->hold_syncs(stream);
-    const int other = tier->open_file(dir / "other", O_RDONLY);
+    ASSERT_EQ(t.tier->close(h), 0);
+    const std::uint64_t syncs = t.config.faults->syncs(FileRole::home);
+    t.config.faults->hold_syncs(stream);
+    const int other = t.tier->open_file(t.other, O_RDONLY);
     ASSERT_GE(other, 0);
-    ASSERT_EQ(tier->close(other), 0); // two files idle: the stream is released, after its sync
-    if (!within_ten_seconds([&] { return config.faults->syncs(FileRole::home) > syncs; })) {
-        config.faults->let_syncs_go();
+    ASSERT_EQ(t.tier->close(other), 0); // two files idle: the stream is released, after its sync
+    if (!within_ten_seconds([&] { return t.config.faults->syncs(FileRole::home) > syncs; })) {
+        t.config.faults->let_syncs_go();
         FAIL() << "nobody synced the stream";
     }
-    const int written = tier->open_file(dir / "written", O_CREAT | O_RDWR);
+    const int written = t.tier->open_file(t.dir / "written", O_CREAT | O_RDWR);
     ASSERT_GE(written, 0);
     const std::vector<char> line_bytes = pattern(line, 20);
-    ASSERT_EQ(tier->pwrite(written, line_bytes.data(), line, 0), static_cast<ssize_t>(line));
-    const bool written_back = within_ten_seconds([&] { return tier->stats().dirty_lines == 0; });
+    ASSERT_EQ(t.tier->pwrite(written, line_bytes.data(), line, 0), static_cast<ssize_t>(line));
+    const bool written_back = within_ten_seconds([&] { return t.tier->stats().dirty_lines == 0; });
     const bool stream_still_syncing = descriptors_naming(stream) > 0;
-    const std::vector<char> home_bytes = read_file(dir / "written");
-    config.faults->let_syncs_go();
+    const std::vector<char> home_bytes = read_file(t.dir / "written");
+    t.config.faults->let_syncs_go();
     EXPECT_TRUE(written_back) << "the line waited for the stream's sync to be written home";
     EXPECT_TRUE(stream_still_syncing) << "the stream was released before its sync ended";
     EXPECT_EQ(home_bytes, line_bytes);
-    ASSERT_EQ(tier->close(written), 0);
-    ASSERT_EQ(tier->flush_all(), 0);
-    config.faults->crash(3);
+    ASSERT_EQ(t.tier->close(written), 0);
+    ASSERT_EQ(t.tier->flush_all(), 0);
+    t.config.faults->crash(3);
     EXPECT_EQ(read_file(stream), bytes);
 }
 
