@@ -28,14 +28,12 @@ function(iosig_add_gtest name)
     if(NOT ARG_TIMEOUT)
         set(ARG_TIMEOUT 300)
     endif()
-    # A sanitizer makes a test several times slower, and more where page faults are slow: on
-    # 2026-11-29 the ASan run took 2.4x its usual time and a policy test ran into its 120 s limit.
-    if(IOSIG_SANITIZE OR IOSIG_TSAN)
-        math(EXPR ARG_TIMEOUT "${ARG_TIMEOUT} * 3")
-    endif()
     set(labels ${ARG_LABELS})
     if(IOSIG_SANITIZE OR IOSIG_TSAN)
         list(APPEND labels sanitize)
+        # A sanitizer makes a test several times slower, and more where page faults are slow: on
+        # 2026-11-29 the ASan run took 2.4x its usual time and a policy test ran into its 120 s limit.
+        math(EXPR ARG_TIMEOUT "${ARG_TIMEOUT} * 3")
     endif()
     gtest_discover_tests(${name}
         DISCOVERY_TIMEOUT 60

@@ -192,7 +192,8 @@ TEST(Eq3Parameters, ThrottleChargesOnlyItsBudgetsAndTheSeek) {
     const auto unthrottled = eq3_parameters(node, node.mounts[0], AccessPattern::random);
     EXPECT_DOUBLE_EQ(unthrottled.latency, 4.57e-3 + 1.7e-6);
     EXPECT_DOUBLE_EQ(unthrottled.write_bw, 807893);
-    EXPECT_LT(eq3_throughput(unthrottled, 4096), 110.0 * 4096);
+    EXPECT_DOUBLE_EQ(eq3_throughput(unthrottled, 4096),
+                     4096 / (4.57e-3 + 1.7e-6 + 4096 / 807893.0)); // 104 IOPS
 
     // A slice without an IOPS budget is no throttle the model knows: the figures are charged.
     node.devices[0].performance.throttle_slice = 0.1;
