@@ -307,6 +307,12 @@ void CsvTraceReader::feed(std::string_view text) {
                 throw TraceError(fmt::format("{}:{}: empty object id", name_, line_no));
             r.id = object_id(field(columns_->object));
         }
+        // A block request covers [offset, offset + size); an end past 2^64 - 1 would wrap around
+        // to the start of the address space and split into billions of lines.
+        if (trace_.kind == TraceKind::blocks && r.id > ~0ull - size)
+            throw TraceError(fmt::format("{}:{}: the request from byte {} for {} bytes ends past "
+                                         "the largest byte offset (2^64 - 1)",
+                                         name_, line_no, r.id, size));
         if (size == 0) { // touches no data; libCacheSim skips these too
             ++trace_.skipped_zero_size;
             continue;

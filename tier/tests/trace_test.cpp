@@ -77,6 +77,20 @@ TEST(TraceReader, CsvErrorsNameFileAndLine) {
               "bad.csv:1: expected a header naming the columns size and lbn");
     EXPECT_EQ(error_of([] { parse_csv_trace("op,size,lbn\nr,512\n", "bad.csv"); }),
               "bad.csv:2: 2 fields, the header has 3");
+    EXPECT_EQ(error_of([] {
+                  parse_csv_trace("op,offset,size\nr,0,512\nr,18446744073709551615,4096\n",
+                                  "bad.csv");
+              }),
+              "bad.csv:3: the request from byte 18446744073709551615 for 4096 bytes ends past the "
+              "largest byte offset (2^64 - 1)");
+    EXPECT_EQ(
+        error_of([] { parse_csv_trace("op,size,lbn\nr,4096,36028797018963967\n", "bad.csv"); }),
+        "bad.csv:2: the request from byte 18446744073709551104 for 4096 bytes ends past the "
+        "largest byte offset (2^64 - 1)");
+    // The last whole request that fits is fine.
+    EXPECT_EQ(
+        parse_csv_trace("op,offset,size\nr,18446744073709547519,4096\n", "ok.csv").requests.size(),
+        1u);
 }
 
 TEST(TraceReader, OracleGeneralErrorsNameTheRecord) {
