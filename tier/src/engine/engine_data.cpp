@@ -40,8 +40,10 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
         size = file->size;
     }
     if (offset >= size) return 0;
+    if (offset >= cacheable_end()) return -EFBIG;
+    const std::int64_t available = std::min<std::int64_t>(size, cacheable_end()) - offset;
     count = static_cast<std::size_t>(
-        std::min<std::int64_t>(static_cast<std::int64_t>(count), size - offset));
+        std::min<std::uint64_t>(count, static_cast<std::uint64_t>(available)));
     const bool direct = bypass(*h, offset, count);
     char* out = static_cast<char*>(buffer);
     const off_t end = offset + static_cast<off_t>(count);
@@ -255,6 +257,8 @@ ssize_t Engine::pwrite(int handle, const void* buffer, std::size_t count, off_t 
     if (offset < 0) return -EINVAL;
     if (abandoned_) return -EIO;
     if (count == 0) return 0;
+    if (offset >= cacheable_end()) return -EFBIG;
+    count = std::min<std::size_t>(count, static_cast<std::size_t>(cacheable_end() - offset));
     if (file->reaches_beyond_unfinished_cut(offset + static_cast<off_t>(count)))
         if (const int e = finish_cut(*file); e < 0) return e;
     return write_range(*h, *file, static_cast<const char*>(buffer), count, offset);
@@ -272,6 +276,9 @@ ssize_t Engine::append(int handle, const void* buffer, std::size_t count) {
         std::lock_guard lock(mutex_);
         offset = file->size;
     }
+    if (count == 0) return 0;
+    if (offset >= cacheable_end()) return -EFBIG;
+    count = std::min<std::size_t>(count, static_cast<std::size_t>(cacheable_end() - offset));
     return write_range(*h, *file, static_cast<const char*>(buffer), count, offset);
 }
 

@@ -38,10 +38,16 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     std::map<FileIdentity, std::uint32_t>::iterator found;
     for (;;) {
         bool need_descriptor = status_of(canonical, status) < 0; // not there, or not ours to see
-        if (!need_descriptor) {
+        {
             std::shared_lock files(files_mutex_);
-            const auto it = file_ids_.find(FileIdentity{status.device, status.inode});
-            need_descriptor = it == file_ids_.end() || !files_.at(it->second)->io.get() ||
+            const auto it = need_descriptor
+                                ? file_ids_.end()
+                                : file_ids_.find(FileIdentity{status.device, status.inode});
+            // A file the engine does not hold needs an id: without one the open fails before it
+            // could create the file, so that the caller's own open(2) finds it as it was.
+            if (it == file_ids_.end() && !file_id_available_locked()) return -ENFILE;
+            need_descriptor = need_descriptor || it == file_ids_.end() ||
+                              !files_.at(it->second)->io.get() ||
                               (writable && !files_.at(it->second)->writable);
         }
         if (!need_descriptor) {
@@ -115,8 +121,11 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         }
     } else {
         if (!io) return -EAGAIN; // unreachable: the loop above brings a descriptor for a new file
+        id = take_file_id_locked();
+        if (id == 0) return -ENFILE; // the caller opens the file itself
         auto f = std::make_shared<HomeFile>();
-        f->id = id = next_file_++;
+        f->id = id;
+        f->incarnation = ++files_made_;
         f->path = canonical.string();
         f->inode = identity.second;
         f->born_ns = status.born_ns;
@@ -163,6 +172,22 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         }
     }
     return handle;
+}
+
+// A key holds 24 bits of file id (line_meta.hpp): an engine that has met 16.7 M files hands out
+// the ids of forgotten ones again (before session 41 the id went on counting, and file 2^24 + 1's
+// lines had file 1's keys). Its journal records may still name the old file: the journal drops
+// them in replay (Journal::reuse_file_id), the prefetch buffer's lines of it are told apart by
+// incarnation, and no line of it is cached (Engine::forget_unused_locked).
+std::uint32_t Engine::take_file_id_locked() {
+    if (next_file_ <= most_file_ids_) return next_file_++;
+    if (!file_id_available_locked()) return 0;
+    for (;;) {
+        reuse_cursor_ = reuse_cursor_ % most_file_ids_ + 1;
+        if (!files_.contains(reuse_cursor_)) break;
+    }
+    journal_->reuse_file_id(reuse_cursor_);
+    return reuse_cursor_;
 }
 
 int Engine::close(int handle) {

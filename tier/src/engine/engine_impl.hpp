@@ -211,7 +211,8 @@ private:
 
     // --- engine_prefetch.cpp
     void request_prefetch(Handle& handle, HomeFile& file, std::uint64_t line);
-    bool take_prefetched(Key key, char* destination, std::uint32_t file);
+    // The line's bytes from the prefetch buffer, read from this incarnation of the file.
+    bool take_prefetched(Key key, char* destination, std::uint64_t incarnation);
     static constexpr ssize_t not_queued = -1000000;
     ssize_t read_queued_batch(HomeFile& file, std::uint64_t line, char* destination);
     void invalidate_prefetched(Key key);
@@ -223,6 +224,10 @@ private:
     static Key key_of(std::uint32_t file, std::uint64_t line) {
         return (Key(file) << line_bits) | line;
     }
+    // The bytes of a file a key can name: lines below 2^line_bits (4 PiB at 4 KiB lines). A call
+    // past it fails with EFBIG, as the kernel's do past a file system's largest offset: a line
+    // beyond would carry into the key's file id and name a line of another file.
+    off_t cacheable_end() const { return static_cast<off_t>(line_size_ << line_bits); }
     double now() const;
 
     TierConfig config_;
@@ -249,6 +254,15 @@ private:
     // they are released, and a deleted one at once (release_idle_files).
     std::list<std::uint32_t> idle_files_;
     std::uint32_t next_file_ = 1;
+    // The ids a key can carry (64 - line_bits bits, fewer in tests: TierConfig::file_ids); once
+    // all are handed out, the search for one no file holds goes on from reuse_cursor_.
+    std::uint32_t most_file_ids_ = 0;
+    std::uint32_t reuse_cursor_ = 0;
+    std::uint64_t files_made_ = 0;       // (files_mutex_) the last HomeFile::incarnation
+    std::uint32_t take_file_id_locked(); // with files_mutex_ held; 0: every id names a file
+    bool file_id_available_locked() const {
+        return next_file_ <= most_file_ids_ || files_.size() < most_file_ids_;
+    }
     int next_handle_ = 0;
 
     // The line table.
@@ -336,7 +350,8 @@ private:
     // Prefetch.
     struct Prefetched {
         char* data = nullptr;
-        std::uint64_t issued = 0; // demand misses counter when it arrived
+        std::uint64_t issued = 0;      // demand misses counter when it arrived
+        std::uint64_t incarnation = 0; // of the file it was read from (HomeFile::incarnation)
     };
     std::uint64_t prefetch_lines_ = 0;
     PrefetchConfig prefetch_config_; // the stream window fitted to the buffer and io_run_bytes

@@ -126,7 +126,7 @@ int Engine::fill(HomeFile& file, std::uint64_t line, Slot slot, FillRun* run) {
     const char* source = buffer.data();
     std::size_t got = 0;
     ssize_t batch = not_queued;
-    if (take_prefetched(key_of(file.id, line), buffer.data(), file.id)) {
+    if (take_prefetched(key_of(file.id, line), buffer.data(), file.incarnation)) {
         got = line_size_;
         ++prefetch_hits_;
     } else if (start < home_size &&

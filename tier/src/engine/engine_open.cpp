@@ -56,6 +56,8 @@ Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.li
     }
     max_dirty_ =
         config.max_dirty_lines ? config.max_dirty_lines : std::max<std::uint64_t>(1, lines_ / 4);
+    constexpr std::uint32_t key_file_ids = (std::uint32_t{1} << (64 - line_bits)) - 1;
+    most_file_ids_ = config.file_ids > 0 ? std::min(config.file_ids, key_file_ids) : key_file_ids;
 
     try {
         journal_ = std::make_unique<Journal>(journal_path(config), config.faults);

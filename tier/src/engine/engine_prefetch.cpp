@@ -42,7 +42,7 @@ void Engine::request_prefetch(Handle& handle, HomeFile& file, std::uint64_t line
     prefetch_wake_.notify_one();
 }
 
-bool Engine::take_prefetched(Key key, char* destination, std::uint32_t) {
+bool Engine::take_prefetched(Key key, char* destination, std::uint64_t incarnation) {
     if (!prefetch_pool_) return false;
     std::unique_lock lock(prefetch_mutex_);
     ++demand_misses_;
@@ -54,10 +54,12 @@ bool Engine::take_prefetched(Key key, char* destination, std::uint32_t) {
                         [&] { return !prefetch_reading_ || !prefetch_reading_->covers(key); });
     const auto it = prefetched_.find(key);
     if (it == prefetched_.end()) return false;
-    std::memcpy(destination, it->second.data, line_size_);
+    // Read from a forgotten file whose id this one has now: not this file's bytes.
+    const bool ours = it->second.incarnation == incarnation;
+    if (ours) std::memcpy(destination, it->second.data, line_size_);
     prefetch_pool_->release(it->second.data);
     prefetched_.erase(it);
-    return true;
+    return ours;
 }
 
 // A demand miss on a line the prefetcher has proposed but not read yet reads the line's batch
@@ -105,7 +107,7 @@ ssize_t Engine::read_queued_batch(HomeFile& file, std::uint64_t line, char* dest
         if (n < 0 || stale || prefetched_.contains(key)) {
             prefetch_pool_->release(rest[i - 1]);
         } else {
-            prefetched_[key] = Prefetched{rest[i - 1], demand_misses_};
+            prefetched_[key] = Prefetched{rest[i - 1], demand_misses_, file.incarnation};
             ++prefetches_;
         }
     }
@@ -142,6 +144,7 @@ bool Engine::worth_prefetching(const HomeFile& file, std::uint64_t line, std::ui
 // Whether `line` of `file` is neither in the prefetch buffer nor cached, and inside the file.
 // Holds prefetch_mutex_.
 bool Engine::needs_reading(const HomeFile& file, std::uint64_t line) {
+    if (line >= (std::uint64_t{1} << line_bits)) return false; // past cacheable_end()
     const Key key = key_of(file.id, line);
     if (prefetched_.contains(key)) return false;
     std::lock_guard table(mutex_);
@@ -237,7 +240,7 @@ void Engine::prefetch_loop() {
                 if (got[i] < 0 || stale || prefetched_.contains(key)) {
                     prefetch_pool_->release(lines[i]);
                 } else {
-                    prefetched_[key] = Prefetched{lines[i], demand_misses_};
+                    prefetched_[key] = Prefetched{lines[i], demand_misses_, file->incarnation};
                     ++prefetches_;
                 }
             }

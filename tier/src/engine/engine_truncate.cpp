@@ -45,6 +45,7 @@ int Engine::ftruncate(int handle, off_t length) {
     HomeFile* file = file_of(handle, &h);
     if (file == nullptr || !h->writable) return -EBADF;
     if (length < 0) return -EINVAL;
+    if (length > cacheable_end()) return -EFBIG;
     if (abandoned_) return -EIO;
     // Appends and other truncates of the file take this lock for their whole course: an append
     // (its offset and its write) is wholly before or after, and truncates come one at a time.

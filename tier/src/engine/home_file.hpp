@@ -16,7 +16,12 @@
 namespace iosig::tier::detail {
 
 struct HomeFile {
+    // Its lines' keys carry it (Engine::key_of). Once every id has been handed out, a forgotten
+    // file's is handed out again (Engine::take_file_id_locked).
     std::uint32_t id = 0;
+    // Never handed out again (Engine::files_made_): tells a line the prefetch buffer kept of a
+    // forgotten file from the same line of the file that has its id now.
+    std::uint64_t incarnation = 0;
     std::string path;               // the path it was last opened by
     std::uint64_t inode = 0;        // journaled with the path: recovery writes into no other file
     std::int64_t born_ns = 0;       // ... with its birth time (FileStatus::born_ns)

@@ -80,6 +80,18 @@ bool replay_record(JournalState& state, std::uint16_t type, const char* p, std::
             add_dirty_part(it->second.parts, ByteRange{d.begin, d.end});
         return true;
     }
+    case file_forgotten: {
+        if (length != 4) return false;
+        const auto id = load<std::uint32_t>(p);
+        state.files.erase(id);
+        state.identities.erase(id);
+        state.sizes.erase(id);
+        state.truncated.erase(id);
+        // A line of the forgotten file left the cache clean, but its CLEAN record may have been
+        // refused (its slot set aside): it is home already, and the id's new file must not get it.
+        std::erase_if(state.dirty, [&](const auto& slot) { return slot.second.file == id; });
+        return true;
+    }
     case clean:
         if (length != 4) return false;
         state.dirty.erase(load<std::uint32_t>(p));
@@ -215,6 +227,7 @@ int Journal::reset(std::uint64_t line_size, std::uint64_t slots) {
         files_.clear();
         sizes_.clear();
         cuts_.clear();
+        forget_owed_.clear(); // a new journal holds no earlier file's records
     }
     const HeaderPayload h{magic, line_size, slots, version, page_cache_};
     const std::int64_t seq = append(header, &h, sizeof h);
@@ -253,8 +266,10 @@ std::int64_t Journal::append_file(std::uint32_t id, const std::string& path,
         file_payload(id, identity.inode, identity.born_ns, identity.file_system.type,
                      identity.file_system.id, path);
     std::vector<char> records;
+    std::lock_guard lock(append_mutex_);
+    std::int64_t count = put_owed_forget_locked(records, id);
     encode_record(records, file_born, payload.data(), static_cast<std::uint16_t>(payload.size()));
-    std::int64_t count = 1;
+    ++count;
     if (identity.handle.known()) {
         // Right after the FILE_BORN record, in the same write: replay gives it to that file.
         const std::vector<char> handle =
@@ -263,11 +278,8 @@ std::int64_t Journal::append_file(std::uint32_t id, const std::string& path,
                       static_cast<std::uint16_t>(handle.size()));
         ++count;
     }
-    std::lock_guard lock(append_mutex_);
     files_[id] = NamedFile{path, std::move(identity)};
-    if (const int e = write_locked(records); e < 0) return e;
-    if (rewriting_) tail_.insert(tail_.end(), records.begin(), records.end());
-    return appended_ += count;
+    return write_records_locked(records, id, count);
 }
 
 void Journal::forget_file(std::uint32_t id) {
@@ -276,14 +288,44 @@ void Journal::forget_file(std::uint32_t id) {
     sizes_.erase(id);
 }
 
+void Journal::reuse_file_id(std::uint32_t id) {
+    std::lock_guard lock(append_mutex_);
+    files_.erase(id);
+    sizes_.erase(id);
+    cuts_.erase(id);
+    forget_owed_.insert(id);
+}
+
+std::int64_t Journal::put_owed_forget_locked(std::vector<char>& records, std::uint32_t id) {
+    if (!forget_owed_.contains(id)) return 0;
+    encode_record(records, file_forgotten, &id, 4);
+    return 1;
+}
+
+std::int64_t Journal::write_records_locked(const std::vector<char>& records, std::uint32_t id,
+                                           std::int64_t count) {
+    if (const int e = write_locked(records); e < 0) return e;
+    // Written: the FORGET record, if one was owed, went out with it (a failed write leaves no
+    // whole record, so it is still owed).
+    forget_owed_.erase(id);
+    if (rewriting_) tail_.insert(tail_.end(), records.begin(), records.end());
+    return appended_ += count;
+}
+
+std::int64_t Journal::append_naming_file_locked(std::uint32_t id, std::uint16_t type,
+                                                const void* payload, std::uint16_t length) {
+    std::vector<char> records;
+    const std::int64_t count = put_owed_forget_locked(records, id) + 1;
+    encode_record(records, type, payload, length);
+    return write_records_locked(records, id, count);
+}
+
 std::int64_t Journal::append_dirty(std::uint32_t slot, std::uint32_t file_id, std::uint64_t line,
                                    std::int64_t file_size) {
     const DirtyPayload d{slot, file_id, line, file_size};
-    {
-        std::lock_guard lock(append_mutex_);
-        sizes_[file_id] = file_size;
-    }
-    return append(dirty, &d, sizeof d);
+    std::lock_guard lock(append_mutex_);
+    sizes_[file_id] = file_size;
+    return append_naming_file_locked(file_id, dirty, &d, sizeof d);
 }
 
 std::int64_t Journal::append_dirty_part(std::uint32_t slot, ByteRange part) {
@@ -297,17 +339,15 @@ std::int64_t Journal::append_clean(std::uint32_t slot) {
 
 std::int64_t Journal::append_size(std::uint32_t file_id, std::int64_t file_size) {
     const SizePayload s{file_id, file_size};
-    {
-        std::lock_guard lock(append_mutex_);
-        sizes_[file_id] = file_size;
-    }
-    return append(size, &s, sizeof s);
+    std::lock_guard lock(append_mutex_);
+    sizes_[file_id] = file_size;
+    return append_naming_file_locked(file_id, size, &s, sizeof s);
 }
 
 std::int64_t Journal::append_truncate(std::uint32_t file_id, std::int64_t file_size) {
     const SizePayload s{file_id, file_size};
     std::lock_guard lock(append_mutex_);
-    const std::int64_t record = append_locked(truncate, &s, sizeof s);
+    const std::int64_t record = append_naming_file_locked(file_id, truncate, &s, sizeof s);
     // A truncate whose record the journal refuses does not happen (Engine::truncate_locked), so
     // a rewrite must not make it either.
     if (record > 0) {
@@ -318,13 +358,11 @@ std::int64_t Journal::append_truncate(std::uint32_t file_id, std::int64_t file_s
 }
 
 std::int64_t Journal::append_truncate_done(std::uint32_t file_id) {
-    {
-        // The home file is cut, whether or not this record lands: a rewrite must not make
-        // recovery cut it again.
-        std::lock_guard lock(append_mutex_);
-        cuts_.erase(file_id);
-    }
-    return append(truncate_done, &file_id, 4);
+    std::lock_guard lock(append_mutex_);
+    // The home file is cut, whether or not this record lands: a rewrite must not make recovery
+    // cut it again.
+    cuts_.erase(file_id);
+    return append_naming_file_locked(file_id, truncate_done, &file_id, 4);
 }
 
 CommitPoint Journal::commit_point() const {

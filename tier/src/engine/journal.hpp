@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,6 +100,11 @@ public:
     // rewrite leaves its FILE record out, so that the journal does not grow with every file an
     // engine ever opened. Appends nothing.
     void forget_file(std::uint32_t id);
+    // The id of a forgotten file now names another (Engine::take_file_id_locked). The journal may
+    // still hold the old file's records under it: the next record that names the id goes out
+    // behind a FILE_FORGOTTEN record, in the same write, so that replay drops what the old
+    // file's records said before it reads the new file's. Appends nothing itself.
+    void reuse_file_id(std::uint32_t id);
     std::int64_t append_dirty(std::uint32_t slot, std::uint32_t file, std::uint64_t line,
                               std::int64_t size);
     std::int64_t append_clean(std::uint32_t slot);
@@ -151,6 +157,13 @@ private:
     std::int64_t append(std::uint16_t type, const void* payload, std::uint16_t length);
     std::int64_t append_locked(std::uint16_t type, const void* payload, std::uint16_t length);
     int write_locked(const std::vector<char>& records); // at the end; 0 or -errno
+    // Records naming file `id` (reuse_file_id): the FILE_FORGOTTEN record first if it is owed
+    // (returns how many records it added), then the written records, kept for a rewrite's tail.
+    std::int64_t put_owed_forget_locked(std::vector<char>& records, std::uint32_t id);
+    std::int64_t write_records_locked(const std::vector<char>& records, std::uint32_t id,
+                                      std::int64_t count);
+    std::int64_t append_naming_file_locked(std::uint32_t id, std::uint16_t type,
+                                           const void* payload, std::uint16_t length);
     int sync_locked();
 
     std::filesystem::path path_;
@@ -170,6 +183,8 @@ private:
     // Each file's last TRUNCATE record while its home file is not known to be cut (no
     // append_truncate_done since): a rewrite keeps it, so that recovery still makes the cut.
     std::map<std::uint32_t, std::int64_t> cuts_;
+    // Reused ids whose FILE_FORGOTTEN record has not been written yet (reuse_file_id).
+    std::set<std::uint32_t> forget_owed_;
     std::int64_t appended_ = 0;
     std::int64_t synced_ = 0;
     std::uint64_t page_cache_ = 0;
@@ -185,6 +200,7 @@ private:
     std::map<std::uint32_t, NamedFile> rewrite_files_;
     std::map<std::uint32_t, std::int64_t> rewrite_sizes_;
     std::map<std::uint32_t, std::int64_t> rewrite_cuts_;
+    std::set<std::uint32_t> rewrite_forget_owed_;
     void end_rewrite_locked();
 };
 

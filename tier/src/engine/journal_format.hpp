@@ -32,14 +32,18 @@ enum Type : std::uint16_t {
     // Bytes of a dirty line that a write changed (session 36, TierConfig::dirty_bytes_only):
     // recovery writes only the parts a slot's DIRTY_PART records name since its DIRTY record.
     dirty_part = 12,
+    // The file id's records so far name a file the engine forgot, and the id now names another
+    // (session 41, Journal::reuse_file_id): replay drops the old file's path, size, cut and any
+    // DIRTY record of it left without its CLEAN, before it reads the new file's records.
+    file_forgotten = 13,
 };
 inline constexpr std::uint64_t magic = 0x314a54474953'4f49ull; // "IOSIGTJ1" little-endian
 // 2 (session 30): the header names its page cache, and COMMIT records say which DIRTY records a
 // recovery after a power cut may trust. A version-1 journal synced every DIRTY record after its
 // line's data: recovery trusts all of them. 3 (session 35): FILE_BORN records. 4 (session 36):
-// FILE_HANDLE and DIRTY_PART records. Replay reads every version up to this one, and refuses a
-// later one or a record type it does not know.
-inline constexpr std::uint32_t version = 4;
+// FILE_HANDLE and DIRTY_PART records. 5 (session 41): FILE_FORGOTTEN records. Replay reads every
+// version up to this one, and refuses a later one or a record type it does not know.
+inline constexpr std::uint32_t version = 5;
 inline constexpr std::size_t head = 8; // crc + type + length
 
 #pragma pack(push, 1)

@@ -17,6 +17,7 @@ void Journal::begin_rewrite() {
     rewrite_files_ = files_;
     rewrite_sizes_ = sizes_;
     rewrite_cuts_ = cuts_;
+    rewrite_forget_owed_ = forget_owed_;
 }
 
 void Journal::end_rewrite_locked() {
@@ -25,6 +26,7 @@ void Journal::end_rewrite_locked() {
     rewrite_files_.clear();
     rewrite_sizes_.clear();
     rewrite_cuts_.clear();
+    rewrite_forget_owed_.clear();
 }
 
 int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyRecord>>& dirty_lines,
@@ -127,6 +129,10 @@ int Journal::finish_rewrite(const std::vector<std::pair<std::uint32_t, DirtyReco
     committed_end_ = settled_end_ = end;
     ++file_generation_;
     synced_ = appended_;
+    // The new journal holds no record of what an id reused before the rewrite named: its
+    // FILE_FORGOTTEN record is no longer owed (one reused since may be: the noted files were).
+    for (const std::uint32_t id : rewrite_forget_owed_)
+        forget_owed_.erase(id);
     end_rewrite_locked();
     held_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - held_from).count();

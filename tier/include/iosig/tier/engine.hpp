@@ -66,9 +66,13 @@ struct TierConfig {
     // between open and close): a part smaller than a page costs the home file system a read of
     // that page first (docs/tier.md, "Several writers of one file").
     bool dirty_bytes_only = false;
-    unsigned queue_depth = 32;        // io_uring entries of the write-back
-    bool direct_io = true;            // O_DIRECT for line IO when the file systems allow it
-    int numa_node = -1;               // staging memory node; -1 = the creating CPU's node
+    unsigned queue_depth = 32; // io_uring entries of the write-back
+    bool direct_io = true;     // O_DIRECT for line IO when the file systems allow it
+    int numa_node = -1;        // staging memory node; -1 = the creating CPU's node
+    // Tests: how many file ids the engine hands out before it hands out forgotten files' again
+    // (0: all a line's key holds, 2^24 - 1). Opening a file fails with ENFILE while every id
+    // names a file the engine holds (open, idle, or with cached lines).
+    std::uint32_t file_ids = 0;
     std::shared_ptr<IoFaults> faults; // tests: fault injection (disables io_uring)
 };
 
@@ -164,6 +168,10 @@ public:
     // cannot serve a file open(2) would open (write-only, to a caller who may not read it, as the
     // engine reads lines to fill them); the caller opens it itself.
     virtual int open_file(const std::filesystem::path& home, int flags, mode_t mode = 0644) = 0;
+    // A file's bytes from line_size x 2^40 on (4 PiB at 4 KiB lines, beyond ext4's largest
+    // file; xfs, btrfs and tmpfs hold sparse files that large) are out of the engine's reach: a
+    // read, write or append starting there fails with EFBIG, one reaching there is short, as the
+    // kernel's are at a file system's largest offset, and so is a truncate to beyond it.
     virtual ssize_t pread(int handle, void* buffer, std::size_t count, off_t offset) = 0;
     virtual ssize_t pwrite(int handle, const void* buffer, std::size_t count, off_t offset) = 0;
     // Writes at the current end of the file (O_APPEND semantics), atomically with other appends.
