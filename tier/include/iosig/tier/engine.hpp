@@ -166,7 +166,9 @@ public:
     // direct where it is aligned, as the program asked, instead of going through the page cache
     // (others are ignored). Several handles may refer to one home file. -EOPNOTSUPP: the engine
     // cannot serve a file open(2) would open (write-only, to a caller who may not read it, as the
-    // engine reads lines to fill them); the caller opens it itself.
+    // engine reads lines to fill them); the caller opens it itself. -ENFILE: the engine holds
+    // 2^24 - 1 files (open, idle, or with lines cached), each with an id a line's key carries; the
+    // file is not made, and the caller opens it itself.
     virtual int open_file(const std::filesystem::path& home, int flags, mode_t mode = 0644) = 0;
     // A file's bytes from line_size x 2^40 on (4 PiB at 4 KiB lines, beyond ext4's largest
     // file; xfs, btrfs and tmpfs hold sparse files that large) are out of the engine's reach: a
