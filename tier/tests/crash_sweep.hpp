@@ -26,7 +26,8 @@ struct SweepOptions {
     bool transient = false;
     // The workload reopens each file after each fsync (one handle per file), and the engine keeps
     // no idle file: every close releases its file, and a file whose lines have left the cache is
-    // forgotten (docs/tier.md, "Idle files").
+    // forgotten (docs/tier.md, "Idle files"), and the engine has no more file ids than files, so
+    // that a file opened again takes a forgotten file's id.
     bool release_files = false;
     // The engine writes home only the bytes its writes changed (TierConfig::dirty_bytes_only),
     // and recovery only the parts the journal names.

@@ -76,6 +76,7 @@ TEST(FileIds, AnEngineOutOfIdsGivesNewFilesTheIdsOfForgottenOnes) {
         }
         EXPECT_LE(tier->stats().home_files, 7u);
     }
+    EXPECT_GE(tier->stats().file_ids_reused, static_cast<std::uint64_t>(files + 1 - 7));
     ASSERT_EQ(tier->close(open), 0);
     ASSERT_EQ(tier->flush_all(), 0);
     tier.reset();

@@ -187,6 +187,7 @@ std::uint32_t Engine::take_file_id_locked() {
         if (!files_.contains(reuse_cursor_)) break;
     }
     journal_->reuse_file_id(reuse_cursor_);
+    ++file_ids_reused_;
     return reuse_cursor_;
 }
 

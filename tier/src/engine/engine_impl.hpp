@@ -259,6 +259,7 @@ private:
     std::uint32_t most_file_ids_ = 0;
     std::uint32_t reuse_cursor_ = 0;
     std::uint64_t files_made_ = 0;       // (files_mutex_) the last HomeFile::incarnation
+    std::uint64_t file_ids_reused_ = 0;  // (files_mutex_) TierStats::file_ids_reused
     std::uint32_t take_file_id_locked(); // with files_mutex_ held; 0: every id names a file
     bool file_id_available_locked() const {
         return next_file_ <= most_file_ids_ || files_.size() < most_file_ids_;

@@ -193,6 +193,7 @@ TierStats Engine::stats() const {
     {
         std::shared_lock files(files_mutex_);
         s.home_files = files_.size();
+        s.file_ids_reused = file_ids_reused_;
     }
     {
         std::lock_guard lock(mutex_);

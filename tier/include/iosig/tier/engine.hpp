@@ -104,6 +104,9 @@ struct TierStats {
     // Home files the engine knows now: with a handle open, idle, or with lines in the cache (one
     // it released with none left is forgotten: docs/tier.md, "Idle files").
     std::uint64_t home_files = 0;
+    // Ids of forgotten files handed out again to files the engine met since (a line's key holds
+    // 2^24 - 1: docs/tier.md, "What a key can name").
+    std::uint64_t file_ids_reused = 0;
     // Journal commits (Engine::commit_journal): the cache file synced, then a COMMIT record
     // appended and synced, after which recovery from a power cut trusts the DIRTY records before
     // it.
