@@ -187,6 +187,15 @@ std::uint64_t object_id(std::string_view text) {
 
 CsvColumns parse_csv_columns(std::string_view spec) {
     CsvColumns c;
+    // What each name gives (sizes in bytes or sectors, and addresses as lbn or offset, are one
+    // thing each): naming one twice leaves it unclear which column is meant.
+    std::vector<std::string_view> given;
+    const auto name_once = [&](std::string_view what, std::string_view item) {
+        if (std::find(given.begin(), given.end(), what) != given.end())
+            throw std::invalid_argument(fmt::format(
+                "--csv-columns '{}': the {} is named twice (at '{}')", spec, what, item));
+        given.push_back(what);
+    };
     std::size_t start = 0;
     while (start <= spec.size()) {
         const std::size_t comma = std::min(spec.find(',', start), spec.size());
@@ -205,20 +214,20 @@ CsvColumns parse_csv_columns(std::string_view spec) {
             throw std::invalid_argument(fmt::format(
                 "--csv-columns: '{}' is not NAME=COLUMN with a column number from 1", item));
         const int index = static_cast<int>(column) - 1;
-        if (key == "op")
+        if (key == "op") {
+            name_once("operation", item);
             c.op = index;
-        else if (key == "size" || key == "obj_size")
+        } else if (key == "size" || key == "obj_size" || key == "sectors") {
+            name_once("size", item);
             c.size = index;
-        else if (key == "sectors") {
-            c.size = index;
-            c.size_in_sectors = true;
-        } else if (key == "lbn")
-            c.lbn = index;
-        else if (key == "offset")
-            c.offset = index;
-        else if (key == "obj_id" || key == "key")
+            c.size_in_sectors = key == "sectors";
+        } else if (key == "lbn" || key == "offset") {
+            name_once("address (lbn or offset)", item);
+            (key == "lbn" ? c.lbn : c.offset) = index;
+        } else if (key == "obj_id" || key == "key") {
+            name_once("object id", item);
             c.object = index;
-        else
+        } else
             throw std::invalid_argument(fmt::format(
                 "--csv-columns: unknown column name '{}' (expected op, size, sectors, lbn, offset, "
                 "obj_id or header)",

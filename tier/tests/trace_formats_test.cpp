@@ -140,6 +140,14 @@ TEST(TraceFormats, HeaderlessCsvWithNamedColumnsAndByteOffsets) {
                   parse_csv_trace("1,2\n", "short.csv", parse_csv_columns("offset=1,size=3"));
               }),
               "short.csv:1: 2 fields, but column 3 is named");
+    // One column per thing: a second name for the same thing is an error, not the last one wins.
+    EXPECT_EQ(error_of([] { parse_csv_columns("offset=1,offset=2,size=3"); }),
+              "--csv-columns 'offset=1,offset=2,size=3': the address (lbn or offset) is named "
+              "twice (at 'offset=2')");
+    EXPECT_EQ(error_of([] { parse_csv_columns("lbn=1,size=2,sectors=3"); }),
+              "--csv-columns 'lbn=1,size=2,sectors=3': the size is named twice (at 'sectors=3')");
+    EXPECT_EQ(error_of([] { parse_csv_columns("obj_id=1,key=2"); }),
+              "--csv-columns 'obj_id=1,key=2': the object id is named twice (at 'key=2')");
 }
 
 // A headerless first line of exactly MSR Cambridge's shape is read as that layout, and is the
