@@ -6,6 +6,7 @@
 #include "tool_run.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
@@ -290,6 +291,19 @@ TEST(Tierbench, SizesTheFileSystemsCannotHoldExitTwoBeforeAnyRun) {
         tierbench(dir, "--working-set 1024P --io-size 4K --requests 10 --mode model");
     EXPECT_EQ(model.status, 0) << model.output;
     EXPECT_FALSE(std::filesystem::exists(dir / "home" / "iosig-tierbench.dat"));
+    // A line size the engine cannot take is named as such, before any other size is checked in
+    // lines, and also when only the model would run.
+    for (const char* mode : {"tier", "model"})
+        for (const char* size : {"2K", "2M", "3K"}) {
+            const ToolRun line =
+                tierbench(dir, fmt::format("--requests 10 --line-size {} --mode {}", size, mode));
+            EXPECT_EQ(line.status, 2) << line.output;
+            EXPECT_NE(
+                line.output.find(fmt::format(
+                    "--line-size {}: the engine's lines are a power of two from 4K to 1M", size)),
+                std::string::npos)
+                << line.output;
+        }
 }
 
 TEST(Tierbench, BadTraceInputExitsTwoNamingTheFileAndLine) {

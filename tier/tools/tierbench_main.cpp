@@ -197,6 +197,12 @@ int main(int argc, char** argv) {
 
     try {
         const std::uint64_t line_size = size_or_throw(line_size_text, "--line-size");
+        // First: the other sizes are checked in lines, and the model alone would predict a run
+        // the engine cannot make.
+        if (!engine_line_size(line_size))
+            throw std::invalid_argument(
+                fmt::format("--line-size {}: the engine's lines are a power of two from 4K to 1M",
+                            line_size_text));
         if (mode != "both" && mode != "tier" && mode != "direct" && mode != "model")
             throw std::invalid_argument("--mode: both, tier, direct or model");
         nlohmann::json out;

@@ -4,7 +4,6 @@
 #include "iosig/units.hpp"
 #include "recovery.hpp"
 
-#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -33,7 +32,7 @@ std::uint64_t prefetch_buffer_lines(const TierConfig& config) {
 namespace detail {
 
 Engine::Engine(const TierConfig& config) : config_(config), line_size_(config.line_size) {
-    if (!std::has_single_bit(line_size_) || line_size_ < 4096 || line_size_ > (1u << 20))
+    if (!engine_line_size(line_size_))
         throw TierError(
             fmt::format("line size {} is not a power of two between 4 KiB and 1 MiB", line_size_));
     lines_ = config.cache_size / line_size_;

@@ -32,6 +32,12 @@
 
 namespace iosig::tier {
 
+// The engine's line sizes: a power of two in this range.
+inline constexpr std::uint64_t min_line_size = 4 << 10, max_line_size = 1 << 20;
+inline bool engine_line_size(std::uint64_t bytes) {
+    return (bytes & (bytes - 1)) == 0 && bytes >= min_line_size && bytes <= max_line_size;
+}
+
 struct TierConfig {
     std::filesystem::path cache_file; // on the fast mount; the journal is <cache_file>.journal
     std::uint64_t cache_size = 256ull << 20; // bytes, rounded down to whole lines
