@@ -2,8 +2,9 @@
 // (path and inode, sessions 32-34) and FILE_BORN (path, inode, birth time and file system, since
 // session 35), each FILE_BORN followed by a FILE_HANDLE record where the file system gives the
 // file a handle (since session 36). Replay reads them all; a rewrite keeps what the last records
-// of each file said. What recovery does with them: file_identity_test.cpp,
-// recovery_access_test.cpp and recovery_moved_file_test.cpp.
+// of each file said. A FILE_FORGOTTEN record (since session 41) ends what the records before it
+// said of an id, which a new file has from then on. What recovery does with them:
+// file_identity_test.cpp, recovery_access_test.cpp and recovery_moved_file_test.cpp.
 #include "engine/journal.hpp"
 #include "engine/journal_format.hpp"
 #include "engine_fixture.hpp"
@@ -182,6 +183,72 @@ TEST(FileIdentity, AFileHandleRecordGoesToTheFileNamedBeforeIt) {
     EXPECT_FALSE(state.identities.at(2).handle.known());
     EXPECT_EQ(state.identities.count(3), 0u);
     EXPECT_THROW(journal_with(std::string(129, 'h')), std::runtime_error);
+}
+
+// The id of a forgotten file, handed to a new file (Journal::reuse_file_id): its first record
+// after that, whatever it is, goes out behind a FILE_FORGOTTEN record, and replay keeps nothing
+// the old file's records said: path, identity, size, an unfinished cut, a DIRTY record whose CLEAN
+// the journal refused.
+TEST(FileIdentity, ReplayKeepsNothingTheRecordsOfAReusedIdsOldFileSaid) {
+    ScratchDir dir;
+    detail::Journal journal(dir / "cache.journal", nullptr);
+    ASSERT_EQ(journal.reset(4096, 8), 0);
+    ASSERT_GT(journal.append_file(1, "/data/old.bin", {10, 1, {}, {}}), 0);
+    ASSERT_GT(journal.append_dirty(0, 1, 5, 64 << 10), 0); // its CLEAN never appended
+    ASSERT_GT(journal.append_truncate(1, 32 << 10), 0);    // nor its TRUNCATE_DONE
+    ASSERT_GT(journal.append_size(1, 48 << 10), 0);
+    ASSERT_GT(journal.append_file(3, "/data/other-old.bin", {30, 3, {}, {}}), 0);
+    ASSERT_GT(journal.append_size(3, 96 << 10), 0);
+    journal.forget_file(1);
+    journal.forget_file(3);
+    journal.reuse_file_id(1);
+    journal.reuse_file_id(3);
+    ASSERT_GT(journal.append_file(1, "/data/new.bin", {11, 2, {}, {}}), 0);
+    ASSERT_GT(journal.append_dirty(2, 1, 0, 100), 0);
+    ASSERT_GT(journal.append_size(3, 10), 0); // the first record naming 3 again is a SIZE
+    const detail::JournalState state = journal.replay();
+    ASSERT_TRUE(state.valid);
+    EXPECT_EQ(state.files.at(1), "/data/new.bin");
+    EXPECT_EQ(state.identities.at(1).inode, 11u);
+    EXPECT_EQ(state.sizes.at(1), 100);
+    EXPECT_FALSE(state.truncated.contains(1));
+    EXPECT_FALSE(state.dirty.contains(0)) << "the old file's line";
+    ASSERT_TRUE(state.dirty.contains(2));
+    EXPECT_EQ(state.dirty.at(2).file, 1u);
+    EXPECT_FALSE(state.files.contains(3));
+    EXPECT_EQ(state.sizes.at(3), 10);
+}
+
+// A rewrite begun before the id's old file was forgotten copies its records into the new journal:
+// the new file's first record still goes out behind a FILE_FORGOTTEN record. One begun after the
+// reuse writes none of them, and none is owed after it.
+TEST(FileIdentity, ARewriteKeepsAForgetOwedOnlyWhileItCopiedTheOldFilesRecords) {
+    ScratchDir dir;
+    detail::Journal journal(dir / "cache.journal", nullptr);
+    ASSERT_EQ(journal.reset(4096, 8), 0);
+    ASSERT_GT(journal.append_file(4, "/data/old.bin", {40, 1, {}, {}}), 0);
+    ASSERT_GT(journal.append_truncate(4, 50 << 10), 0); // a cut not known to be made
+    journal.begin_rewrite();                            // notes file 4 and its cut
+    journal.forget_file(4);
+    journal.reuse_file_id(4);
+    double held = 0;
+    ASSERT_EQ(journal.finish_rewrite({}, [] { return 0; }, held), 0);
+    ASSERT_EQ(journal.replay().truncated.at(4), 50 << 10) << "the rewrite copied the old cut";
+    ASSERT_GT(journal.append_file(4, "/data/new.bin", {41, 2, {}, {}}), 0);
+    detail::JournalState state = journal.replay();
+    EXPECT_EQ(state.files.at(4), "/data/new.bin");
+    EXPECT_FALSE(state.truncated.contains(4)) << "the old file's cut would be made in the new one";
+
+    // Reused before the rewrite began: the rewrite leaves the old file out.
+    journal.forget_file(4);
+    journal.reuse_file_id(4);
+    journal.begin_rewrite();
+    ASSERT_EQ(journal.finish_rewrite({}, [] { return 0; }, held), 0);
+    const std::int64_t before = journal.appended();
+    ASSERT_GT(journal.append_file(4, "/data/newer.bin", {42, 3, {}, {}}), 0);
+    EXPECT_EQ(journal.appended(), before + 1) << "a FILE_FORGOTTEN record no longer owed";
+    state = journal.replay();
+    EXPECT_EQ(state.files.at(4), "/data/newer.bin");
 }
 
 } // namespace
