@@ -305,8 +305,8 @@ std::int64_t Journal::put_owed_forget_locked(std::vector<char>& records, std::ui
 std::int64_t Journal::write_records_locked(const std::vector<char>& records, std::uint32_t id,
                                            std::int64_t count) {
     if (const int e = write_locked(records); e < 0) return e;
-    // Written: the FORGET record, if one was owed, went out with it (a failed write leaves no
-    // whole record, so it is still owed).
+    // Written: the FILE_FORGOTTEN record, if one was owed, went out with it (a failed write
+    // leaves no whole record, so it is still owed).
     forget_owed_.erase(id);
     if (rewriting_) tail_.insert(tail_.end(), records.begin(), records.end());
     return appended_ += count;

@@ -194,7 +194,7 @@ private:
     // COMMIT that covered every record before it
     std::uint64_t settled_end_ = 0;
     // Between begin_rewrite and finish_rewrite (append_mutex_): the records appended since, and
-    // the files, sizes and cuts as they were.
+    // the files, sizes, cuts and owed FILE_FORGOTTEN records as they were.
     bool rewriting_ = false;
     std::vector<char> tail_;
     std::map<std::uint32_t, NamedFile> rewrite_files_;
