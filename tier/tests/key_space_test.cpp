@@ -6,7 +6,6 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/vfs.h>
 #include <thread>
 
 namespace iosig::tier {
@@ -173,10 +172,10 @@ TEST(FileIds, AFileWithAForgottenFilesIdReadsNoneOfItsPrefetchedLines) {
     ASSERT_TRUE(wait_for_home_files(*tier, 1)) << "the old file was not forgotten";
     const int h = tier->open_file(dir / "new", O_RDONLY); // the old file's id
     ASSERT_GE(h, 0) << std::strerror(-h);
+    const std::vector<char> expected = pattern(32 * line, 2);
     for (int i = 0; i < 32; ++i) {
         ASSERT_EQ(tier->pread(h, got.data(), line, static_cast<off_t>(i * line)),
                   static_cast<ssize_t>(line));
-        const std::vector<char> expected = pattern(32 * line, 2);
         EXPECT_TRUE(std::equal(got.begin(), got.end(), expected.begin() + i * line))
             << "line " << i << " is not the new file's";
     }
@@ -187,7 +186,7 @@ TEST(FileIds, AFileWithAForgottenFilesIdReadsNoneOfItsPrefetchedLines) {
 constexpr off_t cacheable_end = static_cast<off_t>(line) << 40;
 
 // A write at line 2^40 of the file with id 1 would have the key of line 0 of the file with id 2
-// (before session 41 it landed there). It fails with EFBIG, and a write reaching there is short.
+// (before session 41 it landed there). It fails with EFBIG, and so does a truncate beyond it.
 TEST(KeySpace, AWritePastTheLinesAKeyCanNameFailsAndTouchesNoOtherFile) {
     ScratchDir dir;
     auto tier = TierCache::open(small_config(dir));

@@ -24,6 +24,7 @@
 #include "iosig/tier/prefetch.hpp"
 #include "iosig/tier/trace.hpp"
 
+#include <bit>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -35,7 +36,7 @@ namespace iosig::tier {
 // The engine's line sizes: a power of two in this range.
 inline constexpr std::uint64_t min_line_size = 4 << 10, max_line_size = 1 << 20;
 inline bool engine_line_size(std::uint64_t bytes) {
-    return (bytes & (bytes - 1)) == 0 && bytes >= min_line_size && bytes <= max_line_size;
+    return std::has_single_bit(bytes) && bytes >= min_line_size && bytes <= max_line_size;
 }
 
 struct TierConfig {
