@@ -21,10 +21,10 @@ bool Engine::bypass(Handle& handle, off_t offset, std::size_t count) {
 }
 
 ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset) {
+    if (offset < 0) return -EINVAL; // before the handle, as pread(2) and pwrite(2) check
     Handle* h = nullptr;
     HomeFile* file = file_of(handle, &h);
     if (file == nullptr || !h->readable) return -EBADF;
-    if (offset < 0) return -EINVAL;
     if (abandoned_) return -EIO;
     if (count == 0) return 0;
     // The bytes asked for, whether or not the file reaches them now: an append or a truncate
@@ -251,10 +251,10 @@ void Engine::unlist_home_write_locked(Key key) {
 }
 
 ssize_t Engine::pwrite(int handle, const void* buffer, std::size_t count, off_t offset) {
+    if (offset < 0) return -EINVAL; // before the handle, as pread(2) and pwrite(2) check
     Handle* h = nullptr;
     HomeFile* file = file_of(handle, &h);
     if (file == nullptr || !h->writable) return -EBADF;
-    if (offset < 0) return -EINVAL;
     if (abandoned_) return -EIO;
     if (count == 0) return 0;
     if (offset >= cacheable_end()) return -EFBIG;

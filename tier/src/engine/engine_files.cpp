@@ -37,7 +37,11 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     std::unique_lock lock(files_mutex_, std::defer_lock);
     std::map<FileIdentity, std::uint32_t>::iterator found;
     for (;;) {
-        bool need_descriptor = status_of(canonical, status) < 0; // not there, or not ours to see
+        const int looked = status_of(canonical, status);
+        // Without O_CREAT, a path that leads to no file (or to none the caller may see) fails as
+        // open(2) would, and not with ENFILE when the engine has no id to spare.
+        if (looked < 0 && !(flags & O_CREAT)) return looked;
+        bool need_descriptor = looked < 0; // not there yet: O_CREAT makes it
         {
             std::shared_lock files(files_mutex_);
             const auto it = need_descriptor

@@ -41,10 +41,12 @@ void Engine::record_truncate_done(HomeFile& file) {
 }
 
 int Engine::ftruncate(int handle, off_t length) {
+    // In ftruncate(2)'s order: a negative length, no such handle, one that may not write.
+    if (length < 0) return -EINVAL;
     Handle* h = nullptr;
     HomeFile* file = file_of(handle, &h);
-    if (file == nullptr || !h->writable) return -EBADF;
-    if (length < 0) return -EINVAL;
+    if (file == nullptr) return -EBADF;
+    if (!h->writable) return -EINVAL;
     if (length > cacheable_end()) return -EFBIG;
     if (abandoned_) return -EIO;
     // Appends and other truncates of the file take this lock for their whole course: an append

@@ -5,6 +5,9 @@
 //
 // The API mirrors what a caller intercepting open/pread/pwrite/fsync/close sees: file handles, byte
 // ranges and POSIX error numbers (functions return -errno, never throw, once the engine is open).
+// A call fails as its system call would on the home file, with the same errno, checked in the
+// same order (tier/tests/kernel_reference_test.cpp holds the engine to the kernel call by call);
+// the exceptions are named below (ENFILE, EOPNOTSUPP, EFBIG).
 //
 // Durability contract:
 //  - pwrite() returns when the data is in the cache file and the journal records the line as
