@@ -430,13 +430,14 @@ const Variant variants[] = {
          c.io_run_bytes = 64 << 10;
      },
      {{"bypassed bytes", &TierStats::bypassed_bytes}}},
-    {"lecar, 16 lines of 8 KiB, journal rewritten often",
+    {"lecar, 16 lines of 8 KiB, journal rewritten often, written bytes only",
      ScratchDir::On::tmpfs_if_any,
      [](TierConfig& c) {
          c.policy = "lecar";
          c.line_size = 8 << 10;
          c.cache_size = 16 * c.line_size;
          c.journal_compaction_bytes = 4096;
+         c.dirty_bytes_only = true; // parts of lines stay dirty until a sync or an eviction
      },
      {{"journal rewrites", &TierStats::journal_rewrites}}},
 };
