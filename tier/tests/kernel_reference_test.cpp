@@ -280,8 +280,13 @@ private:
         const Open& o = open_[which];
         const long long length =
             rng_() % 20 == 0 ? -1 : static_cast<long long>(rng_() % (12 * line_ + 1));
-        return compare("ftruncate", o, tier_.ftruncate(o.handle, length),
-                       kernel_result(::ftruncate(o.fd, length)), length);
+        if (std::string wrong = compare("ftruncate", o, tier_.ftruncate(o.handle, length),
+                                        kernel_result(::ftruncate(o.fd, length)), length);
+            !wrong.empty())
+            return wrong;
+        // Half the time a sync at once, before a write grows the file again over what the cut
+        // left of a dirty line.
+        return rng_() % 2 == 0 ? sync(which) : "";
     }
 
     std::string sync(std::size_t which) {
