@@ -166,7 +166,8 @@ private:
 
     // Half the time where the handle's last read or write ended (streams, which the prefetcher
     // and the sequential bypass follow); else mostly near the file's end (inside, across, a little
-    // past), sometimes far out (a sparse file), sometimes negative.
+    // past; a line's start one time in four), sometimes far out (a sparse file), sometimes
+    // negative.
     long long offset_for(const Open& o) {
         struct stat st{};
         ::fstat(o.fd, &st);
@@ -175,12 +176,16 @@ private:
         if (pick == 40) return -static_cast<long long>(rng_() % 5000) - 1;
         if (pick == 41) return (1ll << 30) + static_cast<long long>(rng_() % (3 * line_));
         const std::uint64_t span = static_cast<std::uint64_t>(st.st_size) + 2 * line_ + 1;
-        return static_cast<long long>(rng_() % span);
+        const auto offset = static_cast<long long>(rng_() % span);
+        return pick < 50 ? offset / static_cast<long long>(line_) * static_cast<long long>(line_)
+                         : offset;
     }
+    // Whole lines one time in five (a write of a whole line needs no fill).
     std::uint64_t count_for() {
         const unsigned pick = rng_() % 10;
         if (pick == 0) return 0;
-        if (pick < 4) return 1 + rng_() % 64;
+        if (pick < 3) return line_ * (1 + rng_() % 2);
+        if (pick < 5) return 1 + rng_() % 64;
         return 1 + rng_() % (3 * line_);
     }
     std::vector<char> bytes(std::uint64_t count) {
