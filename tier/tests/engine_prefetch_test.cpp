@@ -2,8 +2,11 @@
 // promotion on use, one home read per line, batches of adjacent lines in one IO.
 #include "engine_fixture.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <gtest/gtest.h>
+#include <numeric>
+#include <random>
 #include <unistd.h>
 
 namespace iosig::tier {
@@ -140,6 +143,45 @@ TEST(Engine, CachedLinesTakeNoRoomInThePrefetchBuffer) {
     // The prefetcher stays ahead of the scan through the cached stretch and after it: nearly every
     // uncached line comes from the buffer.
     EXPECT_GE(s.prefetch_hits, uncached - 16) << s.fills << " demand fills";
+}
+
+// A write of a whole line needs no fill, so it never takes the line's copy the prefetcher read
+// ahead: the write drops that copy, or the line, once evicted, would come back from the prefetch
+// buffer with its bytes from before the write (found by a mutation in session 42, which the
+// kernel reference sequences did not catch).
+TEST(Engine, AWholeLineWrittenOverItsPrefetchedCopyReadsAsWritten) {
+    ScratchDir dir;
+    const auto home = dir / "seq.dat", other = dir / "other.dat";
+    write_file(home, pattern(64 * 4096, 17));
+    write_file(other, pattern(32 * 4096, 18));
+    auto config = small_config(dir, 16);
+    config.prefetch = "stream";
+    config.prefetch_lines = 16;
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(home, O_RDWR);
+    ASSERT_GE(h, 0);
+    scan_lines(*tier, h, 8, 2000); // the prefetcher reads ahead of line 8
+    for (int waited_ms = 0; tier->stats().prefetches_issued < 8 && waited_ms < 5000; ++waited_ms)
+        usleep(1000);
+    ASSERT_GE(tier->stats().prefetches_issued, 8u);
+    const std::uint64_t hits_before = tier->stats().prefetch_hits;
+    const auto written = pattern(4096, 99);
+    ASSERT_EQ(tier->pwrite(h, written.data(), 4096, 10 * 4096), 4096);
+    // Every line of another file, in an order no prefetcher follows, evicts line 10 (written
+    // home as it leaves).
+    std::vector<int> order(32);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937(5));
+    const int o = tier->open_file(other, O_RDONLY);
+    ASSERT_GE(o, 0);
+    std::vector<char> got(4096);
+    for (const int line : order)
+        ASSERT_EQ(tier->pread(o, got.data(), 4096, static_cast<off_t>(line) * 4096), 4096);
+    ASSERT_EQ(tier->pread(h, got.data(), 4096, 10 * 4096), 4096);
+    EXPECT_EQ(got, written);
+    EXPECT_EQ(tier->stats().prefetch_hits, hits_before) << "line 10 came from the prefetch buffer";
+    EXPECT_EQ(tier->close(o), 0);
+    EXPECT_EQ(tier->close(h), 0);
 }
 
 } // namespace
