@@ -167,8 +167,8 @@ TEST(Engine, AWholeLineWrittenOverItsPrefetchedCopyReadsAsWritten) {
     const std::uint64_t hits_before = tier->stats().prefetch_hits;
     const auto written = pattern(4096, 99);
     ASSERT_EQ(tier->pwrite(h, written.data(), 4096, 10 * 4096), 4096);
-    // Every line of another file, in an order no prefetcher follows, evicts line 10 (written
-    // home as it leaves).
+    ASSERT_EQ(tier->fsync(h), 0); // home, and clean: free to leave the cache
+    // Every line of another file, in an order no prefetcher follows, evicts line 10.
     std::vector<int> order(32);
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), std::mt19937(5));
@@ -177,9 +177,14 @@ TEST(Engine, AWholeLineWrittenOverItsPrefetchedCopyReadsAsWritten) {
     std::vector<char> got(4096);
     for (const int line : order)
         ASSERT_EQ(tier->pread(o, got.data(), 4096, static_cast<off_t>(line) * 4096), 4096);
+    const std::uint64_t misses_before = tier->stats().read_misses;
     ASSERT_EQ(tier->pread(h, got.data(), 4096, 10 * 4096), 4096);
+    ASSERT_EQ(tier->stats().read_misses, misses_before + 1) << "line 10 was still cached";
     EXPECT_EQ(got, written);
     EXPECT_EQ(tier->stats().prefetch_hits, hits_before) << "line 10 came from the prefetch buffer";
+    // The prefetch buffer held the lines ahead of the scan all along: line 11 comes from it.
+    ASSERT_EQ(tier->pread(h, got.data(), 4096, 11 * 4096), 4096);
+    EXPECT_EQ(tier->stats().prefetch_hits, hits_before + 1) << "line 11 was not in the buffer";
     EXPECT_EQ(tier->close(o), 0);
     EXPECT_EQ(tier->close(h), 0);
 }
