@@ -8,61 +8,18 @@
 // write-back under pressure, prefetching, the sequential bypass, runs of lines, O_DIRECT on a disk
 // file system, written bytes only, file ids handed out again, the idle files released, a journal
 // rewritten often.
-#include "engine_fixture.hpp"
+#include "kernel_reference.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <map>
-#include <optional>
-#include <sys/stat.h>
+#include <thread>
 
 namespace iosig::tier {
 namespace {
 
+using test_support::KernelReference;
 using test_support::ScratchDir;
 using test_support::small_config;
-
-constexpr int names = 4;
-
-// Whether two files hold the same bytes, without reading the holes both have (a file written at
-// 1 GiB is sparse): -1 if they do, else the first offset where they differ (their sizes differing:
-// the smaller size).
-long long first_difference(const std::filesystem::path& a, const std::filesystem::path& b) {
-    const int fa = ::open(a.c_str(), O_RDONLY | O_CLOEXEC),
-              fb = ::open(b.c_str(), O_RDONLY | O_CLOEXEC);
-    long long difference = -1;
-    struct stat sa{}, sb{};
-    if (fa < 0 || fb < 0 || ::fstat(fa, &sa) != 0 || ::fstat(fb, &sb) != 0) {
-        difference = 0;
-    } else if (sa.st_size != sb.st_size) {
-        difference = std::min(sa.st_size, sb.st_size);
-    } else {
-        constexpr off_t chunk = 64 << 10;
-        std::vector<char> in_a(chunk), in_b(chunk);
-        for (off_t at = 0; at < sa.st_size && difference < 0; at += chunk) {
-            // Jump to the next chunk where either file has data.
-            const off_t data_a = ::lseek(fa, at, SEEK_DATA), data_b = ::lseek(fb, at, SEEK_DATA);
-            const off_t next =
-                std::min(data_a < 0 ? sa.st_size : data_a, data_b < 0 ? sb.st_size : data_b);
-            if (next >= sa.st_size) break;
-            at = next / chunk * chunk;
-            const ssize_t ra = ::pread(fa, in_a.data(), chunk, at),
-                          rb = ::pread(fb, in_b.data(), chunk, at);
-            if (ra != rb || ra < 0) {
-                difference = at;
-            } else {
-                for (ssize_t i = 0; i < ra; ++i)
-                    if (in_a[i] != in_b[i]) {
-                        difference = at + i;
-                        break;
-                    }
-            }
-        }
-    }
-    if (fa >= 0) ::close(fa);
-    if (fb >= 0) ::close(fb);
-    return difference;
-}
 
 using Counter = std::uint64_t TierStats::*;
 
@@ -73,325 +30,6 @@ struct Variant {
     // What the variant is there to exercise: these counters, summed over the seeds, are not 0
     // (besides evictions and write-backs, which every variant needs).
     std::vector<std::pair<const char*, Counter>> exercised;
-};
-
-// What one call gave: a count, or -errno.
-long long kernel_result(long long r) {
-    return r < 0 ? -errno : r;
-}
-
-class KernelReference {
-public:
-    KernelReference(TierCache& tier, const ScratchDir& dir, const TierConfig& config,
-                    std::uint64_t seed)
-        : tier_(tier), line_(config.line_size), file_ids_(config.file_ids), rng_(seed) {
-        std::filesystem::create_directories(dir / "engine");
-        std::filesystem::create_directories(dir / "kernel");
-        engine_dir_ = dir / "engine";
-        kernel_dir_ = dir / "kernel";
-    }
-    ~KernelReference() {
-        for (const Open& o : open_)
-            ::close(o.fd);
-    }
-
-    // One random call, made both ways and compared. Returns "" or what differed.
-    std::string step(int index) {
-        step_ = index;
-        const unsigned pick = rng_() % 100;
-        if (pick < 10 || open_.empty()) return open();
-        const std::size_t which = rng_() % open_.size();
-        if (pick < 16) return close(which);
-        if (pick < 40) return read(which);
-        if (pick < 64) return write(which);
-        if (pick < 70) return append(which);
-        if (pick < 76) return truncate(which);
-        if (pick < 82) return sync(which);
-        if (pick < 88) return size(which);
-        if (pick < 90) return unlink();
-        if (pick < 92) return rename();
-        if (pick < 94) return change_outside();
-        return engine_wide();
-    }
-
-    std::string close_all() {
-        while (!open_.empty())
-            if (std::string wrong = close(open_.size() - 1); !wrong.empty()) return wrong;
-        return "";
-    }
-
-    // "" when every name leads to the same bytes in both directories (or to nothing in both).
-    std::string same_files(const char* when) const {
-        for (int n = 0; n < names; ++n) {
-            const auto engine = engine_dir_ / name(n), kernel = kernel_dir_ / name(n);
-            if (std::filesystem::exists(engine) != std::filesystem::exists(kernel))
-                return fmt("%s: %s exists only in one directory", when, name(n).c_str());
-            if (!std::filesystem::exists(kernel)) continue;
-            if (const long long at = first_difference(engine, kernel); at >= 0)
-                return fmt("%s: %s differs from byte %lld (%lld bytes at home, %lld in the "
-                           "kernel's file)",
-                           when, name(n).c_str(), at, size_of(engine), size_of(kernel));
-        }
-        return "";
-    }
-
-private:
-    struct Open {
-        int handle, fd, flags;
-        unsigned file;      // which file: names lead to files, renames and unlinks change that
-        long long next = 0; // where the handle's last read or write ended: a stream goes on there
-    };
-
-    static long long size_of(const std::filesystem::path& p) {
-        struct stat st{};
-        return ::stat(p.c_str(), &st) == 0 ? st.st_size : -1;
-    }
-
-    static std::string name(int n) { return std::string(1, static_cast<char>('a' + n)); }
-
-    template <typename... Args>
-    std::string fmt(const char* format, Args... args) const {
-        char text[512];
-        std::snprintf(text, sizeof text, format, args...);
-        return "call " + std::to_string(step_) + ": " + text;
-    }
-
-    std::string compare(const char* call, const Open& o, long long engine, long long kernel,
-                        long long offset = 0, std::uint64_t count = 0) {
-        if (engine == kernel) return "";
-        return fmt("%s(flags %#o, offset %lld, count %llu) gave %lld through the engine, %lld from "
-                   "the kernel",
-                   call, o.flags, offset, static_cast<unsigned long long>(count), engine, kernel);
-    }
-
-    // Half the time where the handle's last read or write ended (streams, which the prefetcher
-    // and the sequential bypass follow); else mostly near the file's end (inside, across, a little
-    // past; a line's start one time in four), sometimes far out (a sparse file), sometimes
-    // negative.
-    long long offset_for(const Open& o) {
-        struct stat st{};
-        ::fstat(o.fd, &st);
-        const unsigned pick = rng_() % 80;
-        if (pick < 40) return o.next;
-        if (pick == 40) return -static_cast<long long>(rng_() % 5000) - 1;
-        if (pick == 41) return (1ll << 30) + static_cast<long long>(rng_() % (3 * line_));
-        const std::uint64_t span = static_cast<std::uint64_t>(st.st_size) + 2 * line_ + 1;
-        const auto offset = static_cast<long long>(rng_() % span);
-        return pick < 50 ? offset / static_cast<long long>(line_) * static_cast<long long>(line_)
-                         : offset;
-    }
-    // Whole lines one time in five (a write of a whole line needs no fill).
-    std::uint64_t count_for() {
-        const unsigned pick = rng_() % 10;
-        if (pick == 0) return 0;
-        if (pick < 3) return line_ * (1 + rng_() % 2);
-        if (pick < 5) return 1 + rng_() % 64;
-        return 1 + rng_() % (3 * line_);
-    }
-    std::vector<char> bytes(std::uint64_t count) {
-        std::vector<char> data(count);
-        const char fill = static_cast<char>(1 + rng_() % 255);
-        for (std::uint64_t i = 0; i < count; ++i)
-            data[i] = static_cast<char>(fill + i % 7);
-        return data;
-    }
-
-    std::string open() {
-        static constexpr int flag_choices[] = {O_RDWR | O_CREAT,
-                                               O_RDWR | O_CREAT,
-                                               O_RDWR,
-                                               O_RDONLY,
-                                               O_WRONLY,
-                                               O_WRONLY | O_CREAT,
-                                               O_RDWR | O_CREAT | O_EXCL,
-                                               O_RDWR | O_TRUNC,
-                                               O_WRONLY | O_CREAT | O_TRUNC};
-        if (open_.size() >= 8) return close(rng_() % open_.size());
-        const int n = static_cast<int>(rng_() % names);
-        const int flags = flag_choices[rng_() % std::size(flag_choices)];
-        const int handle = tier_.open_file(engine_dir_ / name(n), flags, 0644);
-        const int fd = static_cast<int>(
-            kernel_result(::open((kernel_dir_ / name(n)).c_str(), flags | O_CLOEXEC, 0644)));
-        if (handle == -ENFILE && fd >= 0 && file_ids_ > 0 &&
-            tier_.stats().home_files >= file_ids_) {
-            // Every id names a file the engine holds: the caller opens this one itself (and the
-            // engine, which has none of its lines, made nothing).
-            ::close(fd);
-            const int own = ::open((engine_dir_ / name(n)).c_str(), flags | O_CLOEXEC, 0644);
-            if (own < 0) return fmt("open(%s) past the engine failed", name(n).c_str());
-            ::close(own);
-            if (!file_at_[n]) file_at_[n] = next_file_++;
-            return "";
-        }
-        if ((handle >= 0) != (fd >= 0) || (handle < 0 && handle != fd)) {
-            if (handle >= 0) tier_.close(handle);
-            if (fd >= 0) ::close(fd);
-            return fmt("open(%s, %#o) gave %d through the engine, %d from the kernel",
-                       name(n).c_str(), flags, handle, fd);
-        }
-        if (handle < 0) return "";
-        if (!file_at_[n]) file_at_[n] = next_file_++;
-        open_.push_back({handle, fd, flags, *file_at_[n]});
-        return "";
-    }
-
-    std::string close(std::size_t which) {
-        const Open o = open_[which];
-        open_.erase(open_.begin() + static_cast<std::ptrdiff_t>(which));
-        return compare("close", o, tier_.close(o.handle), kernel_result(::close(o.fd)));
-    }
-
-    std::string read(std::size_t which) {
-        Open& o = open_[which];
-        const long long offset = offset_for(o);
-        const std::uint64_t count = count_for();
-        std::vector<char> engine(count, 'E'), kernel(count, 'K');
-        const long long got = tier_.pread(o.handle, engine.data(), count, offset);
-        const long long want = kernel_result(::pread(o.fd, kernel.data(), count, offset));
-        if (std::string wrong = compare("pread", o, got, want, offset, count); !wrong.empty())
-            return wrong;
-        if (want >= 0) o.next = want > 0 ? offset + want : 0; // at the end: read it again
-        if (want > 0 && !std::equal(engine.begin(), engine.begin() + want, kernel.begin()))
-            return fmt("pread(offset %lld, count %llu) returned other bytes than the kernel's",
-                       offset, static_cast<unsigned long long>(count));
-        return "";
-    }
-
-    std::string write(std::size_t which) {
-        Open& o = open_[which];
-        const long long offset = offset_for(o);
-        const std::vector<char> data = bytes(count_for());
-        const long long want = kernel_result(::pwrite(o.fd, data.data(), data.size(), offset));
-        if (want >= 0) o.next = offset + want;
-        return compare("pwrite", o, tier_.pwrite(o.handle, data.data(), data.size(), offset), want,
-                       offset, data.size());
-    }
-
-    std::string append(std::size_t which) {
-        const Open& o = open_[which];
-        const std::vector<char> data = bytes(count_for());
-        // The kernel's append: at the end, for a handle that may write.
-        long long want = -EBADF;
-        if ((o.flags & O_ACCMODE) != O_RDONLY) {
-            struct stat st{};
-            ::fstat(o.fd, &st);
-            want = kernel_result(::pwrite(o.fd, data.data(), data.size(), st.st_size));
-        }
-        return compare("append", o, tier_.append(o.handle, data.data(), data.size()), want, -1,
-                       data.size());
-    }
-
-    std::string truncate(std::size_t which) {
-        const Open& o = open_[which];
-        const long long length =
-            rng_() % 20 == 0 ? -1 : static_cast<long long>(rng_() % (12 * line_ + 1));
-        if (std::string wrong = compare("ftruncate", o, tier_.ftruncate(o.handle, length),
-                                        kernel_result(::ftruncate(o.fd, length)), length);
-            !wrong.empty())
-            return wrong;
-        // Half the time a sync at once, before a write grows the file again over what the cut
-        // left of a dirty line.
-        return rng_() % 2 == 0 ? sync(which) : "";
-    }
-
-    std::string sync(std::size_t which) {
-        const Open& o = open_[which];
-        const bool data_only = rng_() % 2 == 0;
-        const int engine = data_only ? tier_.fdatasync(o.handle) : tier_.fsync(o.handle);
-        if (std::string wrong =
-                compare(data_only ? "fdatasync" : "fsync", o, engine,
-                        kernel_result(data_only ? ::fdatasync(o.fd) : ::fsync(o.fd)));
-            !wrong.empty())
-            return wrong;
-        // Durable at home: the home file, read past the engine, holds what the kernel's file does
-        // (when a name still leads to it).
-        for (int n = 0; n < names; ++n) {
-            if (file_at_[n] != o.file) continue;
-            const auto engine_file = engine_dir_ / name(n), kernel_file = kernel_dir_ / name(n);
-            if (const long long at = first_difference(engine_file, kernel_file); at >= 0)
-                return fmt("after fsync, home file %s differs from the kernel's from byte %lld "
-                           "(%lld and %lld bytes)",
-                           name(n).c_str(), at, size_of(engine_file), size_of(kernel_file));
-        }
-        return "";
-    }
-
-    std::string size(std::size_t which) {
-        const Open& o = open_[which];
-        struct stat st{};
-        ::fstat(o.fd, &st);
-        return compare("file_size", o, tier_.file_size(o.handle), st.st_size);
-    }
-
-    std::string unlink() {
-        const int n = static_cast<int>(rng_() % names);
-        const long long engine = kernel_result(::unlink((engine_dir_ / name(n)).c_str()));
-        const long long kernel = kernel_result(::unlink((kernel_dir_ / name(n)).c_str()));
-        if (engine != kernel)
-            return fmt("unlink(%s): %lld and %lld", name(n).c_str(), engine, kernel);
-        file_at_[n].reset();
-        return "";
-    }
-
-    std::string rename() {
-        const int from = static_cast<int>(rng_() % names), to = static_cast<int>(rng_() % names);
-        const long long engine = kernel_result(
-            ::rename((engine_dir_ / name(from)).c_str(), (engine_dir_ / name(to)).c_str()));
-        const long long kernel = kernel_result(
-            ::rename((kernel_dir_ / name(from)).c_str(), (kernel_dir_ / name(to)).c_str()));
-        if (engine != kernel)
-            return fmt("rename(%s, %s): %lld and %lld", name(from).c_str(), name(to).c_str(),
-                       engine, kernel);
-        if (engine == 0 && from != to) {
-            file_at_[to] = file_at_[from];
-            file_at_[from].reset();
-        }
-        return "";
-    }
-
-    // Another program writes or truncates a file no handle has open, the same in both
-    // directories: the engine's next open must see it (close-to-open consistency).
-    std::string change_outside() {
-        const int n = static_cast<int>(rng_() % names);
-        if (!file_at_[n]) return "";
-        for (const Open& o : open_)
-            if (o.file == *file_at_[n]) return "";
-        const auto engine = engine_dir_ / name(n), kernel = kernel_dir_ / name(n);
-        if (rng_() % 3 == 0) {
-            const long long length = static_cast<long long>(rng_() % (12 * line_ + 1));
-            if (::truncate(engine.c_str(), length) != 0 || ::truncate(kernel.c_str(), length) != 0)
-                return fmt("truncate(%s) outside the engine failed", name(n).c_str());
-            return "";
-        }
-        const long long offset = static_cast<long long>(rng_() % (12 * line_));
-        const std::vector<char> data = bytes(count_for());
-        for (const auto& path : {engine, kernel}) {
-            const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-            const bool wrote = fd >= 0 && ::pwrite(fd, data.data(), data.size(), offset) ==
-                                              static_cast<ssize_t>(data.size());
-            if (fd >= 0) ::close(fd);
-            if (!wrote) return fmt("a write to %s outside the engine failed", name(n).c_str());
-        }
-        return "";
-    }
-
-    // Calls that no kernel call matches: they must succeed and change nothing a caller sees.
-    std::string engine_wide() {
-        const bool all = rng_() % 2 == 0;
-        const int result = all ? tier_.flush_all() : tier_.commit();
-        if (result != 0) return fmt("%s gave %d", all ? "flush_all" : "commit", result);
-        return "";
-    }
-
-    TierCache& tier_;
-    std::uint64_t line_;
-    std::uint32_t file_ids_;
-    std::mt19937_64 rng_;
-    std::filesystem::path engine_dir_, kernel_dir_;
-    std::vector<Open> open_;
-    std::optional<unsigned> file_at_[names];
-    unsigned next_file_ = 1;
-    int step_ = 0;
 };
 
 const Variant variants[] = {
@@ -452,14 +90,18 @@ const Variant variants[] = {
      {{"journal rewrites", &TierStats::journal_rewrites}}},
 };
 
+// How many seeds a test runs: IOSIG_REFERENCE_SEEDS=N runs seeds 1..N, to hunt further.
+std::uint64_t reference_seeds(std::uint64_t by_default) {
+    const char* wanted = std::getenv("IOSIG_REFERENCE_SEEDS");
+    return wanted ? std::strtoull(wanted, nullptr, 10) : by_default;
+}
+
 class EngineAgainstTheKernel : public ::testing::TestWithParam<int> {};
 
 TEST_P(EngineAgainstTheKernel, EveryCallGivesWhatTheKernelsFilesGive) {
     const Variant& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
-    // IOSIG_REFERENCE_SEEDS=N runs seeds 1..N (3 by default) to hunt further.
-    const char* seeds_wanted = std::getenv("IOSIG_REFERENCE_SEEDS");
-    const std::uint64_t seeds = seeds_wanted ? std::strtoull(seeds_wanted, nullptr, 10) : 3;
+    const std::uint64_t seeds = reference_seeds(3);
     struct Total {
         const char* what;
         Counter counter;
@@ -492,6 +134,43 @@ TEST_P(EngineAgainstTheKernel, EveryCallGivesWhatTheKernelsFilesGive) {
     }
     for (const Total& total : totals)
         EXPECT_GT(total.sum, 0u) << "the calls made no " << total.what;
+}
+
+// Two threads with files of their own make their sequences on one engine at once (the variants
+// whose file ids do not run out: an ENFILE open is told apart by the engine's file count, which
+// the other thread moves): every call still gives what the kernel gives, and so do the files after
+// it. Run under ThreadSanitizer too.
+class EngineAgainstTheKernelFromTwoThreads : public ::testing::TestWithParam<int> {};
+
+TEST_P(EngineAgainstTheKernelFromTwoThreads, EachThreadGetsWhatTheKernelsFilesGive) {
+    const Variant& variant = variants[GetParam()];
+    SCOPED_TRACE(variant.name);
+    const std::uint64_t seeds = reference_seeds(2);
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        ScratchDir dir(variant.on);
+        TierConfig config = small_config(dir);
+        variant.configure(config);
+        auto tier = TierCache::open(config);
+        KernelReference first(*tier, dir, config, seed, "0"),
+            second(*tier, dir, config, seed + 100, "1");
+        const auto run = [](KernelReference& reference) {
+            for (int i = 0; i < 1500; ++i)
+                if (std::string wrong = reference.step(i); !wrong.empty()) return wrong;
+            return reference.close_all();
+        };
+        std::string wrong_in_second;
+        std::thread other([&] { wrong_in_second = run(second); });
+        const std::string wrong_in_first = run(first);
+        other.join();
+        ASSERT_EQ(wrong_in_first, "");
+        ASSERT_EQ(wrong_in_second, "");
+        ASSERT_EQ(first.same_files("every handle closed"), "");
+        ASSERT_EQ(second.same_files("every handle closed"), "");
+        tier.reset();
+        ASSERT_EQ(first.same_files("the engine gone"), "");
+        ASSERT_EQ(second.same_files("the engine gone"), "");
+    }
 }
 
 // The errors found by the sequences above (session 42), each in the order the kernel checks:
@@ -532,6 +211,8 @@ std::string variant_name(const ::testing::TestParamInfo<int>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernel,
                          ::testing::Range(0, static_cast<int>(std::size(variants))), variant_name);
+INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernelFromTwoThreads,
+                         ::testing::Values(0, 1, 2, 4, 5), variant_name);
 
 } // namespace
 } // namespace iosig::tier
