@@ -192,7 +192,10 @@ private:
                                                O_WRONLY | O_CREAT,
                                                O_RDWR | O_CREAT | O_EXCL,
                                                O_RDWR | O_TRUNC,
-                                               O_WRONLY | O_CREAT | O_TRUNC};
+                                               O_WRONLY | O_CREAT | O_TRUNC,
+                                               O_RDONLY | O_TRUNC, // Linux cuts the file
+                                               O_RDONLY | O_CREAT,
+                                               O_RDWR | O_EXCL}; // no O_CREAT: O_EXCL ignored
         if (open_.size() >= 8) return close(rng_() % open_.size());
         const int n = static_cast<int>(rng_() % reference_names);
         const int flags = flag_choices[rng_() % std::size(flag_choices)];

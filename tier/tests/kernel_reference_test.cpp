@@ -203,6 +203,62 @@ TEST(KernelErrors, BadCallsFailWithTheKernelsErrorsInTheirOrder) {
     EXPECT_EQ(tier->close(read_only), 0);
 }
 
+// open(2) with O_RDONLY | O_TRUNC empties the file on Linux (the caller needs write access); the
+// engine did nothing with O_TRUNC on a read-only open before session 42, and served the old bytes.
+// Here the engine holds the file through a read-only handle only, so it needs a descriptor that
+// may write first; the new handle reads the empty file and still may not write.
+TEST(KernelErrors, AReadOnlyOpenWithOTruncEmptiesTheFileAsOpenDoes) {
+    ScratchDir dir;
+    auto tier = TierCache::open(small_config(dir));
+    const auto path = dir / "f";
+    test_support::write_file(path, test_support::pattern(3 * 4096, 7));
+    const int reader = tier->open_file(path, O_RDONLY);
+    ASSERT_GE(reader, 0);
+    char byte = 0;
+    ASSERT_EQ(tier->pread(reader, &byte, 1, 5000), 1); // line 1 cached
+    const int cut = tier->open_file(path, O_RDONLY | O_TRUNC);
+    ASSERT_GE(cut, 0);
+    EXPECT_EQ(tier->file_size(cut), 0);
+    EXPECT_EQ(tier->file_size(reader), 0);
+    EXPECT_EQ(tier->pread(reader, &byte, 1, 5000), 0);
+    EXPECT_EQ(tier->pwrite(cut, &byte, 1, 0), -EBADF);
+    EXPECT_EQ(tier->ftruncate(cut, 10), -EINVAL);
+    EXPECT_EQ(std::filesystem::file_size(path), 0u);
+    EXPECT_EQ(tier->close(cut), 0);
+    EXPECT_EQ(tier->close(reader), 0);
+}
+
+// O_RDONLY | O_TRUNC needs write access: refused with EACCES, as open(2) refuses it, for a file
+// the engine holds (a handle of it open for writing since before its mode changed) and for one it
+// does not, the bytes untouched. Root passes
+// every mode check, so the check runs as user 65534.
+TEST(KernelErrors, AReadOnlyOpenWithOTruncOfAFileTheCallerMayNotWriteIsRefused) {
+    ScratchDir dir;
+    IOSIG_EXPECT_PASSES_AS_NOBODY(
+        dir,
+        [&]() -> std::string {
+            auto tier = TierCache::open(small_config(dir));
+            const std::vector<char> bytes = test_support::pattern(4096, 9);
+            for (const char* name : {"held", "not-held"}) {
+                const auto path = dir / name;
+                test_support::write_file(path, bytes);
+                // Held: through a descriptor that may write, made before the mode changed.
+                const int held = name[0] == 'h' ? tier->open_file(path, O_RDWR) : 0;
+                if (held < 0) return "could not open the file";
+                if (::chmod(path.c_str(), 0444) != 0) return "chmod failed";
+                const int fd = ::open(path.c_str(), O_RDONLY | O_TRUNC);
+                if (fd >= 0 || errno != EACCES) return "open(2) did not refuse: not binding";
+                const int h = tier->open_file(path, O_RDONLY | O_TRUNC);
+                if (h != -EACCES)
+                    return std::string(name) + ": the engine gave " + std::to_string(h);
+                if (test_support::read_file(path) != bytes) return "the bytes changed";
+                if (name[0] == 'h') tier->close(held);
+            }
+            return "";
+        },
+        "which would show nothing: root may write any file");
+}
+
 std::string variant_name(const ::testing::TestParamInfo<int>& info) {
     static const char* const short_names[] = {"Lru",          "LearnerStream", "ArcMarkov",
                                               "RandomFewIds", "LfuDirect",     "Lecar"};

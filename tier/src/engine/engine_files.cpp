@@ -20,7 +20,10 @@ HomeFile* Engine::file_of(int handle, Handle** out) {
 int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode) {
     if (abandoned_) return -EIO;
     const int access = flags & O_ACCMODE;
+    // The handle's calls may write; the file is written (cut by O_TRUNC) also by a read-only
+    // open, which Linux lets empty the file when the caller may write it, as open(2) does.
     const bool writable = access == O_WRONLY || access == O_RDWR;
+    const bool writes_file = writable || (flags & O_TRUNC);
     std::error_code ec;
     std::filesystem::path canonical =
         std::filesystem::weakly_canonical(std::filesystem::absolute(home, ec), ec);
@@ -52,17 +55,17 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             if (it == file_ids_.end() && !file_id_available_locked()) return -ENFILE;
             need_descriptor = need_descriptor || it == file_ids_.end() ||
                               !files_.at(it->second)->io.get() ||
-                              (writable && !files_.at(it->second)->writable);
+                              (writes_file && !files_.at(it->second)->writable);
         }
         if (!need_descriptor) {
             // No open(2) checks the caller's access to the file, so this does, as open(2) would
             // (the effective ids, access lists, CAP_DAC_OVERRIDE): the mode may have changed since
             // the engine's descriptor was opened.
-            const int wanted = (access != O_WRONLY ? R_OK : 0) | (writable ? W_OK : 0);
+            const int wanted = (access != O_WRONLY ? R_OK : 0) | (writes_file ? W_OK : 0);
             if (::faccessat(AT_FDCWD, canonical.c_str(), wanted, AT_EACCESS) != 0) return -errno;
         } else {
             int error = 0;
-            io = File::open(canonical, (writable ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
+            io = File::open(canonical, (writes_file ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
                             FileRole::home, config_.direct_io, config_.faults, error);
             // A file its caller may write but not read: open(2) would open it write-only, but the
             // engine fills lines by reading it, so it declines (EOPNOTSUPP) rather than refuse
@@ -102,11 +105,11 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             file->forgetting = true;
         }
         file->closed_version.reset();
-        if (io && (!file->io.get() || (writable && !file->writable))) {
+        if (io && (!file->io.get() || (writes_file && !file->writable))) {
             // Released, or the first handles only asked to read: this one's descriptor, to the
             // same file, serves the calls from now on.
             file->io.use(std::move(io));
-            file->writable = writable;
+            file->writable = writes_file;
         }
         if (file->path != canonical.string() || reborn) {
             // Recovery finds the file by the path it was opened by last (the first may be gone),
@@ -136,7 +139,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         (void)io->file_system(f->file_system); // unknown ({0, 0}) if fstatfs fails
         (void)io->handle(f->handle);           // unknown (empty) where the file system gives none
         f->device = identity.first;
-        f->writable = writable;
+        f->writable = writes_file;
         const off_t size = io->size();
         if (size < 0) return static_cast<int>(size);
         f->size = f->home_size = size;
@@ -169,8 +172,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         std::unique_lock table(mutex_);
         changed_.wait(table, [&] { return !file->forgetting; });
     }
-    if ((flags & O_TRUNC) && writable) {
-        if (const int e = ftruncate(handle, 0); e < 0) {
+    if (flags & O_TRUNC) {
+        if (const int e = truncate_file(*file, 0); e < 0) {
             close(handle);
             return e;
         }

@@ -83,6 +83,8 @@ public:
     int fsync(int handle) override;
     int fdatasync(int handle) override { return fsync(handle); }
     int ftruncate(int handle, off_t length) override;
+    // ftruncate once the handle is checked, and O_TRUNC at open (also of a read-only handle).
+    int truncate_file(HomeFile& file, off_t length);
     off_t file_size(int handle) override;
     int close(int handle) override;
     int flush_all() override;

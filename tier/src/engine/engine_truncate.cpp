@@ -47,16 +47,20 @@ int Engine::ftruncate(int handle, off_t length) {
     HomeFile* file = file_of(handle, &h);
     if (file == nullptr) return -EBADF;
     if (!h->writable) return -EINVAL;
+    return truncate_file(*file, length);
+}
+
+int Engine::truncate_file(HomeFile& file, off_t length) {
     if (length > cacheable_end()) return -EFBIG;
     if (abandoned_) return -EIO;
     // Appends and other truncates of the file take this lock for their whole course: an append
     // (its offset and its write) is wholly before or after, and truncates come one at a time.
-    std::lock_guard serial(file->append_mutex);
+    std::lock_guard serial(file.append_mutex);
     // Growing a file whose last cut is unfinished would leave the home file's old bytes between
     // the two lengths where the file reads zeros.
-    if (file->reaches_beyond_unfinished_cut(length))
-        if (const int e = finish_cut_locked(*file); e < 0) return e;
-    return truncate_locked(*file, length);
+    if (file.reaches_beyond_unfinished_cut(length))
+        if (const int e = finish_cut_locked(file); e < 0) return e;
+    return truncate_locked(file, length);
 }
 
 int Engine::finish_cut(HomeFile& file) {
