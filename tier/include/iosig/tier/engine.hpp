@@ -175,7 +175,8 @@ public:
     virtual ~TierCache() = default; // writes every dirty line home and leaves an empty journal
 
     // Returns a handle >= 0 or -errno. Flags as open(2): O_RDONLY/O_WRONLY/O_RDWR, O_CREAT, O_EXCL,
-    // O_TRUNC, and O_DIRECT, which keeps the handle's IO past the cache (the sequential bypass)
+    // O_TRUNC (with O_RDONLY too: it empties the file, as Linux's open(2) does, and needs write
+    // access), and O_DIRECT, which keeps the handle's IO past the cache (the sequential bypass)
     // direct where it is aligned, as the program asked, instead of going through the page cache
     // (others are ignored). Several handles may refer to one home file. -EOPNOTSUPP: the engine
     // cannot serve a file open(2) would open (write-only, to a caller who may not read it, as the
