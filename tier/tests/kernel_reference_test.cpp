@@ -33,9 +33,12 @@ struct Variant {
 };
 
 const Variant variants[] = {
-    {"lru, 8 lines of 4 KiB",
+    {"lru, 8 lines of 4 KiB, one idle file",
      ScratchDir::On::tmpfs_if_any,
-     [](TierConfig& c) { c.cache_size = 8 * c.line_size; },
+     [](TierConfig& c) {
+         c.cache_size = 8 * c.line_size;
+         c.idle_files = 1;
+     },
      {}},
     {"the learner, stream prefetch, sequential bypass after 16 KiB, runs of 4 lines",
      ScratchDir::On::tmpfs_if_any,
@@ -69,15 +72,17 @@ const Variant variants[] = {
          c.writeback_delay = 0.001;
      },
      {{"file ids reused", &TierStats::file_ids_reused}}},
-    {"lfu on a disk file system (O_DIRECT where it allows), sequential bypass after 8 KiB, runs of "
-     "16 lines",
+    {"lfu on a disk file system (O_DIRECT where it allows), stream prefetch, sequential bypass "
+     "after 8 KiB, runs of 16 lines",
      ScratchDir::On::disk,
      [](TierConfig& c) {
          c.policy = "lfu";
+         c.prefetch = "stream";
          c.sequential_cutoff = 8 << 10;
          c.io_run_bytes = 64 << 10;
      },
-     {{"bypassed bytes", &TierStats::bypassed_bytes}}},
+     {{"bypassed bytes", &TierStats::bypassed_bytes},
+      {"prefetches", &TierStats::prefetches_issued}}},
     {"lecar, 16 lines of 8 KiB, journal rewritten often, written bytes only",
      ScratchDir::On::tmpfs_if_any,
      [](TierConfig& c) {

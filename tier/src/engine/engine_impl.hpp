@@ -275,6 +275,11 @@ private:
     std::unique_ptr<LineLock[]> data_locks_; // line_lock.hpp: 4 bytes a line
     FlatMap index_;
     std::vector<Slot> free_;
+    // Slots the policy holds (on_insert, less on_evict and on_erase). take_slot asks it for a
+    // victim only when there is one: every slot can be between lines at once (dropped while a
+    // waiting thread still pins it, or taken by another miss), and a policy holding none offers
+    // no slot (ARC and LRU answer nil, Random divides by zero).
+    std::size_t policy_lines_ = 0;
     // Slots whose last line left the cache without its CLEAN record (a truncate while the journal
     // failed): the journal may still list them as holding that line, so no line may land in them
     // until the record is appended (take_slot retries: return_slots_set_aside_locked).

@@ -31,8 +31,9 @@ int Engine::take_slot(std::unique_lock<std::mutex>& lock, Slot& slot) {
             return 0;
         }
         bool found = false;
-        for (int attempt = 0; attempt < 8 && !found; ++attempt) {
+        for (int attempt = 0; attempt < 8 && !found && policy_lines_ > 0; ++attempt) {
             const Slot s = policy_->choose_victim(Access{});
+            if (s >= lines_) break; // nil: the policy holds no line after all
             if (evictable(s)) {
                 slot = s;
                 found = true;
@@ -52,6 +53,7 @@ int Engine::take_slot(std::unique_lock<std::mutex>& lock, Slot& slot) {
         }
         if (found) {
             policy_->on_evict(slot);
+            --policy_lines_;
             if (index_.erase(meta_[slot].key)) note_line_left_locked(meta_[slot].file);
             meta_[slot].valid = false;
             ++evictions_;
@@ -225,6 +227,7 @@ int Engine::acquire(HomeFile& file, std::uint64_t line, Mode mode, bool need_fil
         ++resident_lines_[file.id];
         file.line_end = std::max(file.line_end, line + 1);
         policy_->on_insert(slot, access);
+        ++policy_lines_;
         // Unpinned until now, so nobody holds or waits for its data lock: try_lock succeeds (and
         // keeps the order data lock -> mutex_ everywhere else free of a real inversion).
         if (!data_locks_[slot].try_lock()) {
@@ -280,6 +283,7 @@ void Engine::drop_line_locked(Slot slot) {
     LineMeta& m = meta_[slot];
     if (index_.erase(m.key)) note_line_left_locked(m.file);
     policy_->on_erase(slot);
+    --policy_lines_;
     m.valid = false;
     m.key = 0;
 }
