@@ -44,7 +44,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         // Without O_CREAT, a path that leads to no file (or to none the caller may see) fails as
         // open(2) would, and not with ENFILE when the engine has no id to spare.
         if (looked < 0 && !(flags & O_CREAT)) return looked;
-        bool need_descriptor = looked < 0; // not there yet: O_CREAT makes it
+        bool need_descriptor = looked < 0; // not there (O_CREAT makes it), or not ours to see
         {
             std::shared_lock files(files_mutex_);
             const auto it = need_descriptor
