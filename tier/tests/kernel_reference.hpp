@@ -107,6 +107,14 @@ public:
         return "";
     }
 
+    // The engine crashed (TierCache::abandon): its handles are gone, and the kernel's descriptors
+    // are closed (a process crash closes them; the kernel's files keep every write).
+    void forget_handles() {
+        for (const Open& o : open_)
+            ::close(o.fd);
+        open_.clear();
+    }
+
     // "" when every name leads to the same bytes in both directories (or to nothing in both).
     std::string same_files(const char* when) const {
         for (int n = 0; n < reference_names; ++n) {

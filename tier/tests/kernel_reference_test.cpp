@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <thread>
+#include <unistd.h>
 
 namespace iosig::tier {
 namespace {
@@ -178,6 +179,46 @@ TEST_P(EngineAgainstTheKernelFromTwoThreads, EachThreadGetsWhatTheKernelsFilesGi
     }
 }
 
+// The engine's process crashes after a random number of the calls above (TierCache::abandon: no
+// write-back, no close, the journal as it is), and recovery (TierCache::recover) runs: every file
+// then holds what the kernel's holds, as a process crash loses no write the kernel took (the page
+// cache keeps them). Renamed files, deleted ones, paths that came to name another file, O_TRUNC
+// opens and file ids handed out again are all in the calls.
+class EngineAgainstTheKernelThroughACrash : public ::testing::TestWithParam<int> {};
+
+TEST_P(EngineAgainstTheKernelThroughACrash, RecoveryLeavesWhatTheKernelsFilesHold) {
+    if (::geteuid() != 0)
+        GTEST_SKIP() << "needs root: recovery finds a renamed file by its handle "
+                        "(open_by_handle_at, CAP_DAC_READ_SEARCH), which the calls rename";
+    const Variant& variant = variants[GetParam()];
+    SCOPED_TRACE(variant.name);
+    const std::uint64_t seeds = reference_seeds(8);
+    std::uint64_t written_home = 0; // by recovery, over the seeds
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        ScratchDir dir(variant.on);
+        TierConfig config = small_config(dir);
+        variant.configure(config);
+        // Every line may be dirty, so that the crash leaves more of them for recovery.
+        config.max_dirty_lines = config.cache_size / config.line_size;
+        auto tier = TierCache::open(config);
+        KernelReference reference(*tier, dir, config, seed);
+        const int calls =
+            200 + static_cast<int>(std::mt19937(static_cast<unsigned>(seed))() % 1300);
+        SCOPED_TRACE("crash after " + std::to_string(calls) + " calls");
+        for (int i = 0; i < calls; ++i)
+            ASSERT_EQ(reference.step(i), "");
+        reference.forget_handles();
+        tier->abandon();
+        tier.reset();
+        const RecoveryReport report = TierCache::recover(config.cache_file);
+        EXPECT_TRUE(report.journal_found);
+        written_home += report.lines_written_home;
+        ASSERT_EQ(reference.same_files("after the crash and recovery"), "");
+    }
+    EXPECT_GT(written_home, 0u) << "no crash left a dirty line for recovery";
+}
+
 // The errors found by the sequences above (session 42), each in the order the kernel checks:
 // an offset or length below 0 before the handle, and the path before the engine's file ids.
 TEST(KernelErrors, BadCallsFailWithTheKernelsErrorsInTheirOrder) {
@@ -271,6 +312,8 @@ std::string variant_name(const ::testing::TestParamInfo<int>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernel,
+                         ::testing::Range(0, static_cast<int>(std::size(variants))), variant_name);
+INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernelThroughACrash,
                          ::testing::Range(0, static_cast<int>(std::size(variants))), variant_name);
 INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernelFromTwoThreads,
                          ::testing::Values(0, 1, 2, 4, 5), variant_name);
