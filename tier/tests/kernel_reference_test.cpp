@@ -7,7 +7,8 @@
 // directories hold the same files. The engines differ in what they exercise: eviction and
 // write-back under pressure, prefetching, the sequential bypass, runs of lines, O_DIRECT on a disk
 // file system, written bytes only, file ids handed out again, the idle files released, a journal
-// rewritten often.
+// rewritten often. The same sequences also run from two threads at once, and up to a crash of the
+// engine's process, after which recovery must leave what the kernel's files hold.
 #include "kernel_reference.hpp"
 
 #include <fcntl.h>
@@ -276,8 +277,7 @@ TEST(KernelErrors, AReadOnlyOpenWithOTruncEmptiesTheFileAsOpenDoes) {
 
 // O_RDONLY | O_TRUNC needs write access: refused with EACCES, as open(2) refuses it, for a file
 // the engine holds (a handle of it open for writing since before its mode changed) and for one it
-// does not, the bytes untouched. Root passes
-// every mode check, so the check runs as user 65534.
+// does not, the bytes untouched. Root passes every mode check, so the check runs as user 65534.
 TEST(KernelErrors, AReadOnlyOpenWithOTruncOfAFileTheCallerMayNotWriteIsRefused) {
     ScratchDir dir;
     IOSIG_EXPECT_PASSES_AS_NOBODY(
