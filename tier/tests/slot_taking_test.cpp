@@ -30,7 +30,7 @@ bool wait_until(Done done) {
 // another file misses then: it waits for a slot and reads its bytes once the truncate is done. On
 // the engine before session 42 it asked the policy for a victim anyway; ARC and LRU answered nil
 // and the engine read its line table at slot 2^32 - 1, a crash (found by
-// EngineAgainstTheKernelFromTwoThreads), and Random divided by zero.
+// EngineAgainstTheKernelFromTwoThreads); LFU read past its buckets, Random divided by zero.
 TEST(SlotTaking, AMissWhileATruncateHoldsEverySlotWaitsForOne) {
     for (const char* policy : {"arc", "lru", "lfu", "random", "ws", "lecar"}) {
         SCOPED_TRACE(policy);

@@ -276,9 +276,10 @@ private:
     FlatMap index_;
     std::vector<Slot> free_;
     // Slots the policy holds (on_insert, less on_evict and on_erase). take_slot asks it for a
-    // victim only when there is one: every slot can be between lines at once (dropped while a
-    // waiting thread still pins it, or taken by another miss), and a policy holding none offers
-    // no slot (ARC and LRU answer nil, Random divides by zero).
+    // victim only when there is one: every slot can be between lines at once (dropped by a
+    // truncate that keeps it pinned until its journal sync is done, or by a failed fill while
+    // another reader still pins it), and a policy holding none has no victim to offer (ARC and
+    // LRU answer nil, LFU reads past its buckets, Random divides by zero).
     std::size_t policy_lines_ = 0;
     // Slots whose last line left the cache without its CLEAN record (a truncate while the journal
     // failed): the journal may still list them as holding that line, so no line may land in them
