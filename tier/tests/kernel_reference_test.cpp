@@ -305,6 +305,25 @@ TEST(KernelErrors, AReadOnlyOpenWithOTruncOfAFileTheCallerMayNotWriteIsRefused) 
         "which would show nothing: root may write any file");
 }
 
+// O_CREAT | O_EXCL fails with EEXIST when the path is a symbolic link, even one that leads
+// nowhere, and makes nothing; without O_EXCL, open(2) makes the file the link leads to. Before
+// session 42 the engine checked that nothing existed at the path (a dangling link does not) and
+// then opened it without O_EXCL, making the link's target.
+TEST(KernelErrors, AnExclusiveCreateThroughADanglingLinkFailsAsOpenDoes) {
+    ScratchDir dir;
+    auto tier = TierCache::open(small_config(dir));
+    std::filesystem::create_symlink(dir / "target", dir / "link");
+    const int fd = ::open((dir / "link").c_str(), O_CREAT | O_EXCL | O_RDWR, 0644);
+    ASSERT_LT(fd, 0) << "open(2) made the file";
+    ASSERT_EQ(errno, EEXIST);
+    EXPECT_EQ(tier->open_file(dir / "link", O_CREAT | O_EXCL | O_RDWR), -EEXIST);
+    EXPECT_FALSE(std::filesystem::exists(dir / "target"));
+    const int h = tier->open_file(dir / "link", O_CREAT | O_RDWR);
+    ASSERT_GE(h, 0);
+    EXPECT_TRUE(std::filesystem::exists(dir / "target"));
+    EXPECT_EQ(tier->close(h), 0);
+}
+
 std::string variant_name(const ::testing::TestParamInfo<int>& info) {
     static const char* const short_names[] = {"Lru",          "LearnerStream", "ArcMarkov",
                                               "RandomFewIds", "LfuDirect",     "Lecar"};

@@ -4,6 +4,7 @@
 // of reach (EFBIG) and never land in another file's line.
 #include "engine_fixture.hpp"
 
+#include <atomic>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <thread>
@@ -108,6 +109,41 @@ TEST(FileIds, WhileEveryIdNamesAFileHeldOpeningAnotherFailsWithoutMakingIt) {
     EXPECT_GE(c, 0) << std::strerror(-c);
     ASSERT_EQ(tier->close(c), 0);
     ASSERT_EQ(tier->close(b), 0);
+}
+
+// Two threads each open a new file (O_CREAT | O_EXCL) at once while one id is free, 300 times:
+// one gets a handle, the other ENFILE, and the file of that one is not made (its caller's own
+// open(2) with O_EXCL then succeeds). Before session 42 both could see the id free, both made
+// their files, and the second failed with ENFILE after making its file.
+TEST(FileIds, TwoOpensRacingForTheLastIdMakeOnlyTheFileThatGetsIt) {
+    ScratchDir dir;
+    TierConfig config = small_config(dir);
+    config.file_ids = 1;
+    config.idle_files = 0;
+    auto tier = TierCache::open(config);
+    for (int round = 0; round < 300; ++round) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        const std::filesystem::path paths[2] = {dir / ("a" + std::to_string(round)),
+                                                dir / ("b" + std::to_string(round))};
+        int handles[2] = {0, 0};
+        std::atomic<int> ready{0};
+        const auto open = [&](int i) {
+            ready.fetch_add(1);
+            while (ready.load() < 2) {
+            }
+            handles[i] = tier->open_file(paths[i], O_CREAT | O_EXCL | O_RDWR);
+        };
+        std::thread first(open, 0), second(open, 1);
+        first.join();
+        second.join();
+        ASSERT_NE(handles[0] >= 0, handles[1] >= 0)
+            << "handles " << handles[0] << " and " << handles[1] << ": one id, one handle";
+        const int winner = handles[0] >= 0 ? 0 : 1, loser = 1 - winner;
+        EXPECT_EQ(handles[loser], -ENFILE);
+        EXPECT_FALSE(std::filesystem::exists(paths[loser])) << "the file that got no id was made";
+        ASSERT_EQ(tier->close(handles[winner]), 0);
+        ASSERT_TRUE(wait_for_home_files(*tier, 0)); // forgotten: its id is free again
+    }
 }
 
 // The journal still holds the records of the forgotten file whose id a new file takes. A crash

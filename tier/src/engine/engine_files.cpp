@@ -39,23 +39,47 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     std::unique_ptr<File> io;
     std::unique_lock lock(files_mutex_, std::defer_lock);
     std::map<FileIdentity, std::uint32_t>::iterator found;
+    // An id promised to this open while it makes or opens a file the engine does not hold, given
+    // back under `lock` (which it holds from then until it takes the id) or on an early return.
+    // Before session 42 two opens could both see the last id free, both make their files, and
+    // the second fail with ENFILE after making its file: its caller's own open(2) with O_EXCL
+    // then failed too.
+    struct IdPromise {
+        Engine& engine;
+        bool held = false;
+        void give_back_locked() {
+            if (held) --engine.file_ids_promised_;
+            held = false;
+        }
+        ~IdPromise() {
+            if (!held) return;
+            std::unique_lock files(engine.files_mutex_);
+            give_back_locked();
+        }
+    } promise{*this};
     for (;;) {
         const int looked = status_of(canonical, status);
         // Without O_CREAT, a path that leads to no file (or to none the caller may see) fails as
         // open(2) would, and not with ENFILE when the engine has no id to spare.
         if (looked < 0 && !(flags & O_CREAT)) return looked;
         bool need_descriptor = looked < 0; // not there (O_CREAT makes it), or not ours to see
+        bool needs_id = false;
         {
             std::shared_lock files(files_mutex_);
             const auto it = need_descriptor
                                 ? file_ids_.end()
                                 : file_ids_.find(FileIdentity{status.device, status.inode});
-            // A file the engine does not hold needs an id: without one the open fails before it
-            // could create the file, so that the caller's own open(2) finds it as it was.
-            if (it == file_ids_.end() && !file_id_available_locked()) return -ENFILE;
-            need_descriptor = need_descriptor || it == file_ids_.end() ||
-                              !files_.at(it->second)->io.get() ||
+            needs_id = it == file_ids_.end();
+            need_descriptor = need_descriptor || needs_id || !files_.at(it->second)->io.get() ||
                               (writes_file && !files_.at(it->second)->writable);
+        }
+        // A file the engine does not hold needs an id: without one the open fails before it
+        // could create the file, so that the caller's own open(2) finds it as it was.
+        if (needs_id && !promise.held) {
+            std::unique_lock files(files_mutex_);
+            if (!file_id_available_locked()) return -ENFILE;
+            ++file_ids_promised_;
+            promise.held = true;
         }
         if (!need_descriptor) {
             // No open(2) checks the caller's access to the file, so this does, as open(2) would
@@ -65,7 +89,10 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             if (::faccessat(AT_FDCWD, canonical.c_str(), wanted, AT_EACCESS) != 0) return -errno;
         } else {
             int error = 0;
-            io = File::open(canonical, (writes_file ? O_RDWR : O_RDONLY) | (flags & O_CREAT), mode,
+            // O_EXCL as asked: the file was not there at the look above, and if another program
+            // makes it meanwhile this open fails with EEXIST, as open(2) would.
+            io = File::open(canonical,
+                            (writes_file ? O_RDWR : O_RDONLY) | (flags & (O_CREAT | O_EXCL)), mode,
                             FileRole::home, config_.direct_io, config_.faults, error);
             // A file its caller may write but not read: open(2) would open it write-only, but the
             // engine fills lines by reading it, so it declines (EOPNOTSUPP) rather than refuse
@@ -77,6 +104,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             if (const int e = io->status(status); e < 0) return e;
         }
         lock.lock();
+        promise.give_back_locked(); // the id is taken below, under this lock
         found = file_ids_.find(FileIdentity{status.device, status.inode});
         // Released (or released and forgotten) between the look above and the lock: look
         // again, for a descriptor.

@@ -260,11 +260,16 @@ private:
     // all are handed out, the search for one no file holds goes on from reuse_cursor_.
     std::uint32_t most_file_ids_ = 0;
     std::uint32_t reuse_cursor_ = 0;
-    std::uint64_t files_made_ = 0;       // (files_mutex_) the last HomeFile::incarnation
-    std::uint64_t file_ids_reused_ = 0;  // (files_mutex_) TierStats::file_ids_reused
+    std::uint64_t files_made_ = 0;      // (files_mutex_) the last HomeFile::incarnation
+    std::uint64_t file_ids_reused_ = 0; // (files_mutex_) TierStats::file_ids_reused
+    // (files_mutex_) Ids promised to opens that make or open a file the engine does not hold yet,
+    // between their look for a free id and the take (open_file): no other open takes the last id
+    // meanwhile, so that none fails with ENFILE after it made its file.
+    std::uint32_t file_ids_promised_ = 0;
     std::uint32_t take_file_id_locked(); // with files_mutex_ held; 0: every id names a file
+    // Ids are 1 .. most_file_ids_, and each file the engine holds has one.
     bool file_id_available_locked() const {
-        return next_file_ <= most_file_ids_ || files_.size() < most_file_ids_;
+        return files_.size() + file_ids_promised_ < most_file_ids_;
     }
     int next_handle_ = 0;
 
