@@ -93,6 +93,7 @@ public:
         if (pick < 82) return sync(which);
         if (pick < 88) return size(which);
         if (pick < 90) return unlink();
+        if (pick < 91) return symlink();
         if (pick < 92) return rename();
         if (pick < 94) return change_outside();
         return engine_wide();
@@ -116,9 +117,13 @@ public:
     std::string same_files(const char* when) const {
         for (int n = 0; n < reference_names; ++n) {
             const auto engine = engine_dir_ / name(n), kernel = kernel_dir_ / name(n);
-            if (std::filesystem::exists(engine) != std::filesystem::exists(kernel))
+            // Through links; a loop of links, or one that leads nowhere, is no file.
+            std::error_code ignored;
+            const bool at_home = std::filesystem::exists(engine, ignored),
+                       at_kernel = std::filesystem::exists(kernel, ignored);
+            if (at_home != at_kernel)
                 return fmt("%s: %s exists only in one directory", when, name(n).c_str());
-            if (!std::filesystem::exists(kernel)) continue;
+            if (!at_kernel) continue;
             if (const long long at = first_difference(engine, kernel); at >= 0)
                 return fmt("%s: %s differs from byte %lld (%lld bytes at home, %lld in the "
                            "kernel's file)",
@@ -130,13 +135,20 @@ public:
 private:
     struct Open {
         int handle, fd, flags;
-        unsigned file;      // which file: names lead to files, renames and unlinks change that
+        ino_t file;         // which file: the kernel's file's inode (names and links lead to it)
         long long next = 0; // where the handle's last read or write ended: a stream goes on there
     };
 
     static long long size_of(const std::filesystem::path& p) {
         struct stat st{};
         return ::stat(p.c_str(), &st) == 0 ? st.st_size : -1;
+    }
+
+    // The kernel's file a name leads to now (through links): its inode, or none.
+    std::optional<ino_t> kernel_file_at(int n) const {
+        struct stat st{};
+        if (::stat((kernel_dir_ / name(n)).c_str(), &st) != 0) return std::nullopt;
+        return st.st_ino;
     }
 
     static std::string name(int n) { return std::string(1, static_cast<char>('a' + n)); }
@@ -207,15 +219,16 @@ private:
         const int handle = tier_.open_file(engine_dir_ / name(n), flags, 0644);
         const int fd = static_cast<int>(
             kernel_result(::open((kernel_dir_ / name(n)).c_str(), flags | O_CLOEXEC, 0644)));
-        if (handle == -ENFILE && fd >= 0 && file_ids_ > 0 &&
-            tier_.stats().home_files >= file_ids_) {
+        if (handle == -ENFILE && file_ids_ > 0 && tier_.stats().home_files >= file_ids_) {
             // Every id names a file the engine holds: the caller opens this one itself (and the
-            // engine, which has none of its lines, made nothing).
-            ::close(fd);
-            const int own = ::open((engine_dir_ / name(n)).c_str(), flags | O_CLOEXEC, 0644);
-            if (own < 0) return fmt("open(%s) past the engine failed", name(n).c_str());
-            ::close(own);
-            if (!file_at_[n]) file_at_[n] = next_file_++;
+            // engine, which has none of its lines, made nothing), with the kernel's result.
+            const int own = static_cast<int>(
+                kernel_result(::open((engine_dir_ / name(n)).c_str(), flags | O_CLOEXEC, 0644)));
+            if (own >= 0) ::close(own);
+            if (fd >= 0) ::close(fd);
+            if ((own >= 0) != (fd >= 0) || (own < 0 && own != fd))
+                return fmt("open(%s, %#o) past the engine gave %d, from the kernel %d",
+                           name(n).c_str(), flags, own, fd);
             return "";
         }
         if ((handle >= 0) != (fd >= 0) || (handle < 0 && handle != fd)) {
@@ -225,8 +238,9 @@ private:
                        name(n).c_str(), flags, handle, fd);
         }
         if (handle < 0) return "";
-        if (!file_at_[n]) file_at_[n] = next_file_++;
-        open_.push_back({handle, fd, flags, *file_at_[n]});
+        struct stat st{};
+        ::fstat(fd, &st);
+        open_.push_back({handle, fd, flags, st.st_ino});
         return "";
     }
 
@@ -301,7 +315,7 @@ private:
         // Durable at home: the home file, read past the engine, holds what the kernel's file does
         // (when a name still leads to it).
         for (int n = 0; n < reference_names; ++n) {
-            if (file_at_[n] != o.file) continue;
+            if (kernel_file_at(n) != o.file) continue;
             const auto engine_file = engine_dir_ / name(n), kernel_file = kernel_dir_ / name(n);
             if (const long long at = first_difference(engine_file, kernel_file); at >= 0)
                 return fmt("after fsync, home file %s differs from the kernel's from byte %lld "
@@ -324,7 +338,22 @@ private:
         const long long kernel = kernel_result(::unlink((kernel_dir_ / name(n)).c_str()));
         if (engine != kernel)
             return fmt("unlink(%s): %lld and %lld", name(n).c_str(), engine, kernel);
-        file_at_[n].reset();
+        return "";
+    }
+
+    // A name made a symbolic link to another name (relative, so that each directory's links stay
+    // in it), perhaps one that leads nowhere yet: opens through it reach the file it names, and
+    // an exclusive create fails.
+    std::string symlink() {
+        const int n = static_cast<int>(rng_() % reference_names);
+        const int to = static_cast<int>(rng_() % reference_names);
+        const long long engine =
+            kernel_result(::symlink(name(to).c_str(), (engine_dir_ / name(n)).c_str()));
+        const long long kernel =
+            kernel_result(::symlink(name(to).c_str(), (kernel_dir_ / name(n)).c_str()));
+        if (engine != kernel)
+            return fmt("symlink(%s -> %s): %lld and %lld", name(n).c_str(), name(to).c_str(),
+                       engine, kernel);
         return "";
     }
 
@@ -338,10 +367,6 @@ private:
         if (engine != kernel)
             return fmt("rename(%s, %s): %lld and %lld", name(from).c_str(), name(to).c_str(),
                        engine, kernel);
-        if (engine == 0 && from != to) {
-            file_at_[to] = file_at_[from];
-            file_at_[from].reset();
-        }
         return "";
     }
 
@@ -349,9 +374,10 @@ private:
     // directories: the engine's next open must see it (close-to-open consistency).
     std::string change_outside() {
         const int n = static_cast<int>(rng_() % reference_names);
-        if (!file_at_[n]) return "";
+        const std::optional<ino_t> file = kernel_file_at(n);
+        if (!file) return "";
         for (const Open& o : open_)
-            if (o.file == *file_at_[n]) return "";
+            if (o.file == *file) return "";
         const auto engine = engine_dir_ / name(n), kernel = kernel_dir_ / name(n);
         if (rng_() % 3 == 0) {
             const long long length = static_cast<long long>(rng_() % (12 * line_ + 1));
@@ -385,8 +411,6 @@ private:
     std::mt19937_64 rng_;
     std::filesystem::path engine_dir_, kernel_dir_;
     std::vector<Open> open_;
-    std::optional<unsigned> file_at_[reference_names];
-    unsigned next_file_ = 1;
     int step_ = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace iosig::tier::detail {
@@ -24,11 +25,18 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     // open, which Linux lets empty the file when the caller may write it, as open(2) does.
     const bool writable = access == O_WRONLY || access == O_RDWR;
     const bool writes_file = writable || (flags & O_TRUNC);
+    // Nothing here throws (before session 42 a loop of links made std::filesystem::exists throw
+    // out of an O_EXCL open). A relative path needs the working directory.
     std::error_code ec;
-    std::filesystem::path canonical =
-        std::filesystem::weakly_canonical(std::filesystem::absolute(home, ec), ec);
-    if (ec) canonical = std::filesystem::absolute(home);
-    if ((flags & O_CREAT) && (flags & O_EXCL) && std::filesystem::exists(canonical)) return -EEXIST;
+    const std::filesystem::path absolute = std::filesystem::absolute(home, ec);
+    if (ec) return -(ec.value() != 0 ? ec.value() : ENOENT);
+    std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, ec);
+    if (ec) canonical = absolute;
+    // O_EXCL: anything at the name, a link that leads nowhere or into a loop included, is EEXIST,
+    // as open(2) has it.
+    struct stat at_name{};
+    if ((flags & O_CREAT) && (flags & O_EXCL) && ::lstat(canonical.c_str(), &at_name) == 0)
+        return -EEXIST;
     // The file the path names now, which the engine may hold under another path (a hard link, a
     // rename since) or not at all: a path that came to name another file (a rename over it, a
     // delete and a create) does not reach the lines of the one it named before (before session
@@ -59,10 +67,11 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     } promise{*this};
     for (;;) {
         const int looked = status_of(canonical, status);
-        // Without O_CREAT, a path that leads to no file (or to none the caller may see) fails as
-        // open(2) would, and not with ENFILE when the engine has no id to spare.
-        if (looked < 0 && !(flags & O_CREAT)) return looked;
-        bool need_descriptor = looked < 0; // not there (O_CREAT makes it), or not ours to see
+        // A path that leads to no file fails as open(2) would (and not with ENFILE when the engine
+        // has no id to spare), unless O_CREAT makes the file: not there, no search permission, a
+        // loop of links, a file where a directory should be.
+        if (looked < 0 && (looked != -ENOENT || !(flags & O_CREAT))) return looked;
+        bool need_descriptor = looked < 0; // not there: O_CREAT makes it
         bool needs_id = false;
         {
             std::shared_lock files(files_mutex_);
