@@ -182,7 +182,9 @@ public:
     // cannot serve a file open(2) would open (write-only, to a caller who may not read it, as the
     // engine reads lines to fill them); the caller opens it itself. -ENFILE: the engine holds
     // 2^24 - 1 files (open, idle, or with lines cached), each with an id a line's key carries; the
-    // file is not made, and the caller opens it itself.
+    // file is not made (also when opens race for the last id), and the caller opens it itself.
+    // A path open(2) would refuse (missing without O_CREAT, a loop of links, no search permission)
+    // gets open(2)'s error first.
     virtual int open_file(const std::filesystem::path& home, int flags, mode_t mode = 0644) = 0;
     // A file's bytes from line_size x 2^40 on (4 PiB at 4 KiB lines, beyond ext4's largest
     // file; xfs, btrfs and tmpfs hold sparse files that large) are out of the engine's reach: a
