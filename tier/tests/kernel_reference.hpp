@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,6 +101,19 @@ public:
         return engine_wide();
     }
 
+    // "" when every open handle's file has the kernel's file's size.
+    std::string sizes_agree() const {
+        for (const Open& o : open_) {
+            struct stat st{};
+            ::fstat(o.fd, &st);
+            if (const off_t engine = tier_.file_size(o.handle); engine != st.st_size)
+                return fmt("after it, the engine's size is %lld, the kernel's %lld (flags %#o)",
+                           static_cast<long long>(engine), static_cast<long long>(st.st_size),
+                           o.flags);
+        }
+        return "";
+    }
+
     std::string close_all() {
         while (!open_.empty())
             if (std::string wrong = close(open_.size() - 1); !wrong.empty()) return wrong;
@@ -112,6 +127,22 @@ public:
             ::close(o.fd);
         open_.clear();
     }
+
+    // From now on, one sync, close, flush_all or commit in three runs while the files of `roles`
+    // fail every write and sync (IoFaults::fail_now; the engine's TierConfig::faults), and the
+    // devices work again once it returns: transient errors. So do one read, write or truncate in
+    // four (through a handle that may read, which shows what a failed write left), with a random
+    // part of `roles` failing, reads too half the time. Such a call may fail with EIO where the
+    // kernel's succeeds, or transfer fewer bytes; a write or truncate that fails may have changed
+    // its range or the size as far as it asked, and the kernel's file is made to hold what the
+    // engine then shows. Every other call still gives the kernel's result.
+    void fail_devices_at_syncs(std::shared_ptr<IoFaults> faults, std::set<FileRole> roles) {
+        faults_ = std::move(faults);
+        failing_roles_ = std::move(roles);
+    }
+    // Calls that failed in such a window, and calls made in one.
+    std::uint64_t calls_failed() const { return calls_failed_; }
+    std::uint64_t calls_in_failures() const { return calls_in_failures_; }
 
     // "" when every name leads to the same bytes in both directories (or to nothing in both).
     std::string same_files(const char* when) const {
@@ -158,6 +189,30 @@ private:
         char text[512];
         std::snprintf(text, sizeof text, format, args...);
         return "call " + std::to_string(step_) + ": " + text;
+    }
+
+    // Starts a window of failing devices (fail_devices_at_syncs): for a sync, close, flush_all or
+    // commit one time in three, for a read, write or truncate one time in four.
+    bool devices_fail_now(bool data_call = false) {
+        if (!faults_ || rng_() % (data_call ? 4 : 3) != 0) return false;
+        std::set<FileRole> roles = failing_roles_;
+        if (data_call) {
+            const unsigned keep = 1 + static_cast<unsigned>(rng_() % 7);
+            int bit = 0;
+            std::erase_if(roles, [&](FileRole) { return (keep >> bit++ & 1) == 0; });
+        }
+        faults_->fail_now(roles);
+        if (data_call && rng_() % 2 == 0) faults_->fail_reads(roles);
+        ++calls_in_failures_;
+        return true;
+    }
+    static bool may_read(const Open& o) { return (o.flags & O_ACCMODE) != O_WRONLY; }
+    // Ends it; true when the call the window covered failed as a failure allows (`failed`).
+    bool failed_by_devices(bool failing, bool failed) {
+        if (!failing) return false;
+        faults_->clear_failures();
+        if (failed) ++calls_failed_;
+        return failed;
     }
 
     std::string compare(const char* call, const Open& o, long long engine, long long kernel,
@@ -247,7 +302,13 @@ private:
     std::string close(std::size_t which) {
         const Open o = open_[which];
         open_.erase(open_.begin() + static_cast<std::ptrdiff_t>(which));
-        return compare("close", o, tier_.close(o.handle), kernel_result(::close(o.fd)));
+        const bool failing = devices_fail_now();
+        const long long engine = tier_.close(o.handle), kernel = kernel_result(::close(o.fd));
+        if (failed_by_devices(failing, engine == -EIO && kernel == 0)) {
+            unsettled_ = true; // the file's lines wait in the engine for a flush_all
+            return "";
+        }
+        return compare("close", o, engine, kernel);
     }
 
     std::string read(std::size_t which) {
@@ -255,8 +316,15 @@ private:
         const long long offset = offset_for(o);
         const std::uint64_t count = count_for();
         std::vector<char> engine(count, 'E'), kernel(count, 'K');
-        const long long got = tier_.pread(o.handle, engine.data(), count, offset);
+        const bool failing = may_read(o) && devices_fail_now(true);
+        long long got = tier_.pread(o.handle, engine.data(), count, offset);
         const long long want = kernel_result(::pread(o.fd, kernel.data(), count, offset));
+        // Failed, or fewer bytes: what the engine gave must be what the kernel's file holds.
+        if (failed_by_devices(failing, (got == -EIO && want >= 0) || (got >= 0 && got < want)))
+            return std::equal(engine.begin(), engine.begin() + std::max(got, 0ll), kernel.begin())
+                       ? ""
+                       : fmt("pread(offset %lld, count %llu) in a failure returned other bytes",
+                             offset, static_cast<unsigned long long>(count));
         if (std::string wrong = compare("pread", o, got, want, offset, count); !wrong.empty())
             return wrong;
         if (want >= 0) o.next = want > 0 ? offset + want : 0; // at the end: read it again
@@ -270,10 +338,47 @@ private:
         Open& o = open_[which];
         const long long offset = offset_for(o);
         const std::vector<char> data = bytes(count_for());
+        if (may_read(o) && devices_fail_now(true)) return write_in_failure(o, offset, data);
         const long long want = kernel_result(::pwrite(o.fd, data.data(), data.size(), offset));
         if (want >= 0) o.next = offset + want;
         return compare("pwrite", o, tier_.pwrite(o.handle, data.data(), data.size(), offset), want,
                        offset, data.size());
+    }
+
+    std::string write_in_failure(Open& o, long long offset, const std::vector<char>& data) {
+        const auto count = static_cast<long long>(data.size());
+        const long long before = tier_.file_size(o.handle);
+        const long long got = tier_.pwrite(o.handle, data.data(), data.size(), offset);
+        if (!failed_by_devices(true, got == -EIO || (got >= 0 && got < count))) {
+            const long long want = kernel_result(::pwrite(o.fd, data.data(), data.size(), offset));
+            if (want >= 0) o.next = offset + want;
+            return compare("pwrite in a failure", o, got, want, offset, data.size());
+        }
+        // The kernel's checks (the handle, the offset) pass: a write of nothing succeeds.
+        if (const long long check = kernel_result(::pwrite(o.fd, data.data(), 0, offset));
+            check != 0)
+            return fmt("pwrite(offset %lld) failed with %lld in a failure, and the kernel refuses "
+                       "it with %lld",
+                       offset, got, check);
+        // The size: as before, or grown as far as the write reached at most.
+        const long long after = tier_.file_size(o.handle), end = offset + count;
+        if (after < before || after > std::max(before, end) || (got > 0 && after < offset + got))
+            return fmt("a pwrite(offset %lld, count %lld) that gave %lld moved the size from %lld "
+                       "to %lld",
+                       offset, count, got, before, after);
+        // The range: what the engine shows now, its first `got` bytes written.
+        std::vector<char> now(
+            static_cast<std::size_t>(std::max(0ll, std::min(end, after) - offset)));
+        if (const long long r = tier_.pread(o.handle, now.data(), now.size(), offset);
+            r != static_cast<long long>(now.size()))
+            return fmt("reading back a failed pwrite(offset %lld) gave %lld", offset, r);
+        if (!std::equal(data.begin(), data.begin() + std::max(got, 0ll), now.begin()))
+            return fmt("the %lld bytes a pwrite(offset %lld) counted are not there", got, offset);
+        if (::ftruncate(o.fd, after) != 0 ||
+            ::pwrite(o.fd, now.data(), now.size(), offset) != static_cast<ssize_t>(now.size()))
+            return fmt("the kernel%s file could not take what the engine shows", "'s");
+        o.next = offset + std::max(got, 0ll);
+        return "";
     }
 
     std::string append(std::size_t which) {
@@ -294,8 +399,19 @@ private:
         const Open& o = open_[which];
         const long long length =
             rng_() % 20 == 0 ? -1 : static_cast<long long>(rng_() % (12 * line_ + 1));
-        if (std::string wrong = compare("ftruncate", o, tier_.ftruncate(o.handle, length),
-                                        kernel_result(::ftruncate(o.fd, length)), length);
+        const long long before = tier_.file_size(o.handle);
+        const bool failing = (o.flags & O_ACCMODE) != O_RDONLY && devices_fail_now(true);
+        const long long engine = tier_.ftruncate(o.handle, length);
+        if (failed_by_devices(failing, engine == -EIO)) {
+            // Failed before the cut, or after the engine made it (the home file's may wait).
+            const long long after = tier_.file_size(o.handle);
+            if (after != before && after != length)
+                return fmt("ftruncate(%lld) failed and left the size %lld (was %lld)", length,
+                           after, before);
+            return ::ftruncate(o.fd, after) == 0 ? "" : fmt("the kernel%s ftruncate failed", "'s");
+        }
+        if (std::string wrong =
+                compare("ftruncate", o, engine, kernel_result(::ftruncate(o.fd, length)), length);
             !wrong.empty())
             return wrong;
         // Half the time a sync at once, before a write grows the file again over what the cut
@@ -306,10 +422,11 @@ private:
     std::string sync(std::size_t which) {
         const Open& o = open_[which];
         const bool data_only = rng_() % 2 == 0;
+        const bool failing = devices_fail_now();
         const int engine = data_only ? tier_.fdatasync(o.handle) : tier_.fsync(o.handle);
-        if (std::string wrong =
-                compare(data_only ? "fdatasync" : "fsync", o, engine,
-                        kernel_result(data_only ? ::fdatasync(o.fd) : ::fsync(o.fd)));
+        const long long kernel = kernel_result(data_only ? ::fdatasync(o.fd) : ::fsync(o.fd));
+        if (failed_by_devices(failing, engine == -EIO && kernel == 0)) return "";
+        if (std::string wrong = compare(data_only ? "fdatasync" : "fsync", o, engine, kernel);
             !wrong.empty())
             return wrong;
         // Durable at home: the home file, read past the engine, holds what the kernel's file does
@@ -375,7 +492,10 @@ private:
     std::string change_outside() {
         const int n = static_cast<int>(rng_() % reference_names);
         const std::optional<ino_t> file = kernel_file_at(n);
-        if (!file) return "";
+        // After a close that failed, the engine still holds lines of a closed file: they would
+        // go home over another program's bytes, as a dm-cache's dirty blocks go over a device
+        // written directly.
+        if (!file || unsettled_) return "";
         for (const Open& o : open_)
             if (o.file == *file) return "";
         const auto engine = engine_dir_ / name(n), kernel = kernel_dir_ / name(n);
@@ -400,8 +520,11 @@ private:
     // Calls that no kernel call matches: they must succeed and change nothing a caller sees.
     std::string engine_wide() {
         const bool all = rng_() % 2 == 0;
+        const bool failing = devices_fail_now();
         const int result = all ? tier_.flush_all() : tier_.commit();
+        if (failed_by_devices(failing, result == -EIO)) return "";
         if (result != 0) return fmt("%s gave %d", all ? "flush_all" : "commit", result);
+        if (all) unsettled_ = false;
         return "";
     }
 
@@ -412,6 +535,10 @@ private:
     std::filesystem::path engine_dir_, kernel_dir_;
     std::vector<Open> open_;
     int step_ = 0;
+    std::shared_ptr<IoFaults> faults_;
+    std::set<FileRole> failing_roles_;
+    std::uint64_t calls_failed_ = 0, calls_in_failures_ = 0;
+    bool unsettled_ = false; // a close failed, and no flush_all has succeeded since
 };
 
 } // namespace iosig::tier::test_support

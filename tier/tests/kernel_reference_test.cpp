@@ -10,6 +10,7 @@
 // rewritten often. The same sequences also run from two threads at once, and up to a crash of the
 // engine's process, after which recovery must leave what the kernel's files hold.
 #include "kernel_reference.hpp"
+#include "kernel_reference_variants.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -19,89 +20,14 @@
 namespace iosig::tier {
 namespace {
 
+using test_support::Counter;
 using test_support::KernelReference;
+using test_support::reference_seeds;
 using test_support::ScratchDir;
 using test_support::small_config;
-
-using Counter = std::uint64_t TierStats::*;
-
-struct Variant {
-    const char* name;
-    ScratchDir::On on;
-    void (*configure)(TierConfig&);
-    // What the variant is there to exercise: these counters, summed over the seeds, are not 0
-    // (besides evictions and write-backs, which every variant needs).
-    std::vector<std::pair<const char*, Counter>> exercised;
-};
-
-const Variant variants[] = {
-    {"lru, 8 lines of 4 KiB, one idle file",
-     ScratchDir::On::tmpfs_if_any,
-     [](TierConfig& c) {
-         c.cache_size = 8 * c.line_size;
-         c.idle_files = 1;
-     },
-     {}},
-    {"the learner, stream prefetch, sequential bypass after 16 KiB, runs of 4 lines",
-     ScratchDir::On::tmpfs_if_any,
-     [](TierConfig& c) {
-         c.policy = "ws";
-         c.prefetch = "stream";
-         c.prefetch_lines = 4;
-         c.sequential_cutoff = 16 << 10;
-         c.io_run_bytes = 16 << 10;
-     },
-     {{"bypassed bytes", &TierStats::bypassed_bytes},
-      {"prefetch hits", &TierStats::prefetch_hits}}},
-    {"arc, 4 lines of 64 KiB, markov prefetch, written bytes only, immediate write-back",
-     ScratchDir::On::tmpfs_if_any,
-     [](TierConfig& c) {
-         c.policy = "arc";
-         c.line_size = 64 << 10;
-         c.cache_size = 4 * c.line_size;
-         c.prefetch = "markov";
-         c.dirty_bytes_only = true;
-         c.writeback_delay = 0;
-     },
-     {{"prefetches", &TierStats::prefetches_issued}}},
-    {"random, 4 file ids, no idle files, 2 dirty lines at most",
-     ScratchDir::On::tmpfs_if_any,
-     [](TierConfig& c) {
-         c.policy = "random";
-         c.file_ids = 4;
-         c.idle_files = 0;
-         c.max_dirty_lines = 2;
-         c.writeback_delay = 0.001;
-     },
-     {{"file ids reused", &TierStats::file_ids_reused}}},
-    {"lfu on a disk file system (O_DIRECT where it allows), stream prefetch, sequential bypass "
-     "after 8 KiB, runs of 16 lines",
-     ScratchDir::On::disk,
-     [](TierConfig& c) {
-         c.policy = "lfu";
-         c.prefetch = "stream";
-         c.sequential_cutoff = 8 << 10;
-         c.io_run_bytes = 64 << 10;
-     },
-     {{"bypassed bytes", &TierStats::bypassed_bytes},
-      {"prefetches", &TierStats::prefetches_issued}}},
-    {"lecar, 16 lines of 8 KiB, journal rewritten often, written bytes only",
-     ScratchDir::On::tmpfs_if_any,
-     [](TierConfig& c) {
-         c.policy = "lecar";
-         c.line_size = 8 << 10;
-         c.cache_size = 16 * c.line_size;
-         c.journal_compaction_bytes = 4096;
-         c.dirty_bytes_only = true; // parts of lines stay dirty until a sync or an eviction
-     },
-     {{"journal rewrites", &TierStats::journal_rewrites}}},
-};
-
-// How many seeds a test runs: IOSIG_REFERENCE_SEEDS=N runs seeds 1..N, to hunt further.
-std::uint64_t reference_seeds(std::uint64_t by_default) {
-    const char* wanted = std::getenv("IOSIG_REFERENCE_SEEDS");
-    return wanted ? std::strtoull(wanted, nullptr, 10) : by_default;
-}
+using test_support::Variant;
+using test_support::variant_name;
+using test_support::variants;
 
 class EngineAgainstTheKernel : public ::testing::TestWithParam<int> {};
 
@@ -345,12 +271,6 @@ TEST(KernelErrors, ALoopOfLinksFailsAsOpenDoesAndThrowsNothing) {
         EXPECT_EQ(got, expected) << "flags " << flags;
     }
     EXPECT_EQ(tier->close(held), 0);
-}
-
-std::string variant_name(const ::testing::TestParamInfo<int>& info) {
-    static const char* const short_names[] = {"Lru",          "LearnerStream", "ArcMarkov",
-                                              "RandomFewIds", "LfuDirect",     "Lecar"};
-    return short_names[info.param];
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernel,

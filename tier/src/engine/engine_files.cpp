@@ -142,6 +142,10 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             file->forgetting = true;
         }
         file->closed_version.reset();
+        if (file->close_unsettled) { // this handle's close settles it
+            file->close_unsettled = false;
+            --unsettled_closes_;
+        }
         if (io && (!file->io.get() || (writes_file && !file->writable))) {
             // Released, or the first handles only asked to read: this one's descriptor, to the
             // same file, serves the calls from now on.
@@ -243,22 +247,46 @@ int Engine::close(int handle) {
     std::unique_lock lock(files_mutex_);
     --file->handles;
     handles_.erase(handle);
-    // The last handle: the file's version now, with every line home, is what the next open
-    // compares with. A version taken while a write-back is still landing only makes that open drop
-    // lines it could have kept.
-    FileStatus status;
-    bool idle = false;
-    if (file->handles == 0 && flushed == 0 && file->io->status(status) == 0) {
-        std::lock_guard table(mutex_);
-        idle = !has_dirty_lines_locked(file->id);
-        if (idle) file->closed_version = status.version;
-    }
-    // A file whose cut is not finished at home still needs its descriptor to finish it.
-    idle = idle && file->unfinished_cut < 0 && !file->truncate_done_unrecorded;
-    if (idle) list_idle_locked(*file, status.links == 0);
+    const bool idle = file->handles == 0 && settle_closed_locked(*file, flushed == 0);
     lock.unlock();
     if (idle) release_idle_files(false);
     return flushed;
+}
+
+// The last handle is gone. With every line home, the file's version now is what the next open
+// compares with (a version taken while a write-back is still landing only makes that open drop
+// lines it could have kept), and the file is listed idle, unless a cut is not finished at home
+// (which needs its descriptor). Else (a close that failed) both wait for settle_failed_closes:
+// without the version, an open after another program changed the file would serve the old
+// bytes and size (before session 43).
+bool Engine::settle_closed_locked(HomeFile& file, bool lines_home) {
+    FileStatus status;
+    bool settled = lines_home && file.io->status(status) == 0;
+    if (settled) {
+        std::lock_guard table(mutex_);
+        settled = !has_dirty_lines_locked(file.id);
+    }
+    if (settled != !file.close_unsettled) {
+        file.close_unsettled = !settled;
+        settled ? --unsettled_closes_ : ++unsettled_closes_;
+    }
+    if (!settled) return false;
+    file.closed_version = status.version;
+    if (file.unfinished_cut >= 0 || file.truncate_done_unrecorded) return false;
+    list_idle_locked(file, status.links == 0);
+    return true;
+}
+
+void Engine::settle_failed_closes() {
+    if (unsettled_closes_.load() == 0) return;
+    bool idle = false;
+    {
+        std::unique_lock files(files_mutex_);
+        for (const auto& [id, file] : files_)
+            if (file->close_unsettled && file->handles == 0)
+                idle = settle_closed_locked(*file, true) || idle;
+    }
+    if (idle) release_idle_files(false);
 }
 
 off_t Engine::file_size(int handle) {

@@ -127,6 +127,7 @@ int Engine::flush_all() {
     int first = 0;
     for (const std::uint32_t id : ids)
         if (const int e = flush_file(id, true); e < 0 && first == 0) first = e;
+    if (first == 0) settle_failed_closes();
     return first;
 }
 

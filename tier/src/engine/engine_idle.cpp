@@ -157,7 +157,10 @@ void Engine::releaser_loop() {
         const bool round_due = std::chrono::steady_clock::now() >= next_round;
         release_wanted_ = false;
         lock.unlock();
-        if (round_due) mark_deleted_idle_files();
+        if (round_due) {
+            mark_deleted_idle_files();
+            settle_failed_closes(); // their lines went home since, by the flusher
+        }
         // Also retries a release that found a descriptor in use: no close of a deleted file may
         // ever come to retry it.
         release_idle_files(true);

@@ -101,6 +101,13 @@ private:
 
     // --- engine_files.cpp (also open_file, close)
     HomeFile* file_of(int handle, Handle** out = nullptr);
+    // With files_mutex_ held exclusively, when a file's last handle is gone (`lines_home`: its
+    // close got every line home): its closed version and idle listing, once every line is home.
+    // Whether it was listed idle.
+    bool settle_closed_locked(HomeFile& file, bool lines_home);
+    // The files whose last close failed (HomeFile::close_unsettled), settled once their lines
+    // are home: at flush_all and at the releaser's rounds. No lock held.
+    void settle_failed_closes();
     // --- engine_idle.cpp
     // With files_mutex_ held exclusively, at the last close of a file with every line home.
     void list_idle_locked(HomeFile& file, bool unlinked);
@@ -260,6 +267,7 @@ private:
     // all are handed out, the search for one no file holds goes on from reuse_cursor_.
     std::uint32_t most_file_ids_ = 0;
     std::uint32_t reuse_cursor_ = 0;
+    std::atomic<std::uint32_t> unsettled_closes_{0}; // (files_mutex_) HomeFile::close_unsettled
     std::uint64_t files_made_ = 0;      // (files_mutex_) the last HomeFile::incarnation
     std::uint64_t file_ids_reused_ = 0; // (files_mutex_) TierStats::file_ids_reused
     // (files_mutex_) Ids promised to opens that make or open a file the engine does not hold yet,

@@ -65,6 +65,9 @@ struct HomeFile {
     // (files_mutex_) The file as its last handle left it, every line home: an open that finds
     // another version drops its cached lines (Engine::forget_lines; close-to-open consistency).
     std::optional<FileVersion> closed_version;
+    // (files_mutex_) Its last close could not get every line home: the version and the idle
+    // listing wait for a flush that does (Engine::settle_failed_closes).
+    bool close_unsettled = false;
     // (files_mutex_) Its place in Engine::idle_files_ while it is idle: no handle open, every line
     // home, its descriptors still open. `idle_stamp` counts its listings, so that a release that
     // synced it outside the lock sees whether it was opened meanwhile.

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <random>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -34,6 +35,12 @@ void IoFaults::fail_one_write(std::uint64_t n, std::set<FileRole> roles) {
     fail_nth_write(n, std::move(roles));
     std::lock_guard lock(mutex_);
     transient_ = true;
+}
+
+std::shared_ptr<IoFaults> IoFaults::without_power_cuts() {
+    auto faults = std::make_shared<IoFaults>();
+    faults->keeps_undo_ = false;
+    return faults;
 }
 
 void IoFaults::fail_now(std::set<FileRole> roles) {
@@ -118,6 +125,7 @@ int IoFaults::before_write(FileRole role, const std::filesystem::path& path, int
             return -EIO;
         }
     }
+    if (!keeps_undo_) return 0;
     Volatile& v = volatile_[path];
     struct stat st{};
     const off_t size = ::fstat(buffered_fd, &st) == 0 ? st.st_size : 0;
@@ -202,6 +210,7 @@ std::uint64_t IoFaults::simulated_power_cuts() {
 }
 
 void IoFaults::crash(std::uint64_t seed) {
+    if (!keeps_undo_) throw std::logic_error("IoFaults::crash: made without_power_cuts()");
     ++power_cuts;
     std::lock_guard lock(mutex_);
     std::mt19937_64 rng(seed);

@@ -146,6 +146,10 @@ private:
 // Shared by all files of one engine (and its successor after a simulated crash).
 class IoFaults {
 public:
+    IoFaults() = default;
+    // An injector of failures only: crash() throws std::logic_error, and a write costs no copy of
+    // the bytes it replaces (kept for crash(); a truncate of a sparse 1 GiB file copies 1 GiB).
+    static std::shared_ptr<IoFaults> without_power_cuts();
     // The n-th write (1-based, counted over files of the given roles) fails with EIO, and so does
     // every later write or sync of those roles: the device is gone from that instant.
     void fail_nth_write(std::uint64_t n, std::set<FileRole> roles);
@@ -201,6 +205,7 @@ private:
         off_t synced_size = -1;
         std::vector<Undo> undo;
     };
+    bool keeps_undo_ = true; // false: without_power_cuts()
     // Returns -EIO when the write must fail; otherwise records the undo information.
     int before_write(FileRole role, const std::filesystem::path& path, int buffered_fd,
                      std::size_t count, off_t offset);
