@@ -90,5 +90,40 @@ TEST(CacheFileFailure, ATruncateIntoACleanLineItCannotZeroDropsTheLine) {
     EXPECT_EQ(read_file(t.home), expected);
 }
 
+// A write over lines 0 and 1 while the cache file refuses writes: line 0, clean, goes home; line 1
+// is dirty, so its part fails. As write(2) after a partial transfer, the call returns the bytes
+// it wrote (before session 43: -EIO, with line 0 written all the same), and line 1 keeps its
+// earlier bytes.
+TEST(CacheFileFailure, AWriteThatFailsAfterItsFirstLineReturnsTheBytesItWrote) {
+    FailingCache t;
+    ASSERT_GE(t.h, 0);
+    const auto earlier = pattern(line, 5), both = pattern(2 * line, 6);
+    ASSERT_EQ(t.tier->pwrite(t.h, earlier.data(), line, line), static_cast<ssize_t>(line));
+    t.fail_cache_writes();
+    EXPECT_EQ(t.tier->pwrite(t.h, both.data(), both.size(), 0), static_cast<ssize_t>(line));
+    EXPECT_EQ(t.read_line(0), slice(both, 0, line));
+    EXPECT_EQ(t.read_line(1), earlier);
+    EXPECT_EQ(slice(read_file(t.home), 0, line), slice(both, 0, line));
+    t.faults->clear_failures();
+    ASSERT_EQ(t.tier->fsync(t.h), 0);
+    EXPECT_EQ(slice(read_file(t.home), line, line), earlier);
+}
+
+// The same for a read: line 0 is clean (read from home when the cache file cannot), line 1 dirty
+// (only in the cache file): the read returns line 0's bytes, as read(2) after a partial transfer.
+TEST(CacheFileFailure, AReadThatFailsAfterItsFirstLineReturnsTheBytesItRead) {
+    FailingCache t;
+    ASSERT_GE(t.h, 0);
+    EXPECT_EQ(t.read_line(0), slice(t.initial, 0, line));
+    const auto dirty = pattern(line, 7);
+    ASSERT_EQ(t.tier->pwrite(t.h, dirty.data(), line, line), static_cast<ssize_t>(line));
+    t.faults->fail_reads({FileRole::cache});
+    std::vector<char> got(2 * line);
+    EXPECT_EQ(t.tier->pread(t.h, got.data(), got.size(), 0), static_cast<ssize_t>(line));
+    EXPECT_EQ(slice(got, 0, line), slice(t.initial, 0, line));
+    t.faults->clear_failures();
+    EXPECT_EQ(t.read_line(1), dirty);
+}
+
 } // namespace
 } // namespace iosig::tier

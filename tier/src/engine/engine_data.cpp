@@ -64,7 +64,10 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
         if (n >= 0) std::memset(to + n, 0, bytes - static_cast<std::size_t>(n));
         return n;
     };
-    for (off_t pos = offset; pos < end;) {
+    // As read(2): the bytes read before an error, or the error when there are none.
+    off_t pos = offset;
+    const auto failed = [&](ssize_t error) { return pos > offset ? pos - offset : error; };
+    while (pos < end) {
         const std::uint64_t line = static_cast<std::uint64_t>(pos) / line_size_;
         const std::size_t in = static_cast<std::size_t>(pos) % line_size_;
         const std::size_t chunk =
@@ -83,7 +86,7 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
             // readahead serves a sequential stream in large IOs (O_DIRECT made every 4 KiB read of
             // a bypassed scan its own IO: 200 reads a second on the lab's hdd instead of its
             // 20 MiB/s).
-            if (const ssize_t n = read_home(pos, chunk); n < 0) return n;
+            if (const ssize_t n = read_home(pos, chunk); n < 0) return failed(n);
             if (direct) bypassed_ += chunk;
         } else {
             ssize_t n = cache_->pread(out + (pos - offset), chunk,
@@ -93,7 +96,7 @@ ssize_t Engine::pread(int handle, void* buffer, std::size_t count, off_t offset)
             // only in the cache file.
             if (n < 0 && line_clean(lease.slot)) n = read_home(pos, chunk);
             release(lease);
-            if (n < 0) return n;
+            if (n < 0) return failed(n);
             if (lease.hit) {
                 ++read_hits_;
             } else {
@@ -119,7 +122,10 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
     // until the home file is cut there.
     if (file.reaches_beyond_unfinished_cut(end)) return -EIO;
     const bool direct = bypass(h, offset, count);
-    for (off_t pos = offset; pos < end;) {
+    // As write(2): the bytes written before an error, or the error when there are none.
+    off_t pos = offset;
+    const auto failed = [&](ssize_t error) { return pos > offset ? pos - offset : error; };
+    while (pos < end) {
         const std::uint64_t line = static_cast<std::uint64_t>(pos) / line_size_;
         const std::size_t in = static_cast<std::size_t>(pos) % line_size_;
         const std::size_t chunk =
@@ -148,7 +154,7 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
         }
         if (!past_cache) {
             const int e = write_leased_line(file, lease, data, chunk, pos);
-            if (e < 0) return e;
+            if (e < 0) return failed(e);
             past_cache = e == refused_by_cache;
         }
         if (past_cache) {
@@ -164,7 +170,7 @@ ssize_t Engine::write_range(Handle& h, HomeFile& file, const char* in_buffer, st
             file.journal_sync_at_fsync = true;
             std::lock_guard lock(mutex_);
             unlist_home_write_locked(key);
-            if (n < 0) return n;
+            if (n < 0) return failed(n);
             file.home_size =
                 std::max<std::int64_t>(file.home_size, pos + static_cast<off_t>(chunk));
             file.size = std::max<std::int64_t>(file.size, file.home_size);
