@@ -117,6 +117,24 @@ TEST_P(RecoveryOfAMovedFile, AFileMovedAsideGetsItsLineAndTheNewFileAtItsPathIsL
     EXPECT_EQ(read_file(path), fresh);
 }
 
+// A file moved aside and a loop of symbolic links made at its path (found by
+// EngineAgainstTheKernelWhileDevicesFailThroughACrash): opening the path fails with ELOOP, which
+// is no file of the journal's, and the handle finds the moved one. Before session 43 recovery
+// failed ("Too many levels of symbolic links") and kept the journal until the links went.
+TEST_P(RecoveryOfAMovedFile, AFileWhosePathIsNowALoopOfLinksGetsItsLineWhereItIsNow) {
+    SKIP_WITHOUT_OPEN_BY_HANDLE();
+    ScratchDir dir(GetParam());
+    const auto path = dir / "a";
+    const auto aside = dir / "c";
+    const std::vector<char> dirty = pattern(line, 2);
+    ASSERT_EQ(leave_a_dirty_line(dir, path, dirty), "");
+    std::filesystem::rename(path, aside);
+    std::filesystem::create_symlink("b", path);
+    std::filesystem::create_symlink("a", dir / "b");
+    expect_the_line_found_moved(*TierCache::open(config_for(dir, nullptr)), aside, dirty);
+    EXPECT_TRUE(std::filesystem::is_symlink(path));
+}
+
 // A home file reached through a bind mount of a directory of its own file system, the bind mount
 // gone at recovery: the path leads nowhere, but the file is where it always was, and its handle
 // finds it there (before session 36 its line was counted missing and lost; root only, for the

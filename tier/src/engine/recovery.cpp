@@ -72,10 +72,12 @@ private:
         int error = 0;
         auto f = File::open(path, O_RDWR, 0, FileRole::home, false, config_.faults, error);
         // A file that is there and cannot be opened now still needs its lines. Gone, it has
-        // nowhere to take them; a directory at its path is another file.
-        if (!f && error != ENOENT && error != ENOTDIR && error != EISDIR)
+        // nowhere to take them; a directory at its path is another file, and so is a loop of
+        // symbolic links (ELOOP; the file was renamed or deleted, and a link made at its name:
+        // before session 43 the recovery failed there and never looked for it by its handle).
+        if (!f && error != ENOENT && error != ENOTDIR && error != EISDIR && error != ELOOP)
             throw recovery_failed(config_, "opening " + path, error);
-        bool another_at_path = !f && error == EISDIR;
+        bool another_at_path = !f && (error == EISDIR || error == ELOOP);
         // The inode and its birth time: a device's number may change across a reboot, an
         // inode's does not, and a file made after the crash may have the same inode number.
         if (f && was && !is(*f, *was)) {
