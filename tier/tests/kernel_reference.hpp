@@ -140,13 +140,24 @@ public:
         faults_ = std::move(faults);
         failing_roles_ = std::move(roles);
     }
+    // Files same_files passed over after a crash.
+    std::uint64_t passed_over() const { return passed_over_; }
     // Calls that failed in such a window, and calls made in one.
     std::uint64_t calls_failed() const { return calls_failed_; }
     std::uint64_t calls_in_failures() const { return calls_in_failures_; }
 
     // "" when every name leads to the same bytes in both directories (or to nothing in both).
-    std::string same_files(const char* when) const {
+    // After a crash (`after_crash`), a file a failed write changed in the engine and no sync has
+    // made durable since is passed over: that write was refused, and a crash may lose what it
+    // left (the bytes beyond a size, or a part, the journal refused to record).
+    std::string same_files(const char* when, bool after_crash = false) {
         for (int n = 0; n < reference_names; ++n) {
+            if (after_crash)
+                if (const std::optional<ino_t> file = kernel_file_at(n);
+                    file && unsure_at_crash_.contains(*file)) {
+                    ++passed_over_;
+                    continue;
+                }
             const auto engine = engine_dir_ / name(n), kernel = kernel_dir_ / name(n);
             // Through links; a loop of links, or one that leads nowhere, is no file.
             std::error_code ignored;
@@ -308,6 +319,7 @@ private:
             unsettled_ = true; // the file's lines wait in the engine for a flush_all
             return "";
         }
+        if (engine == 0) unsure_at_crash_.erase(o.file); // its lines are home
         return compare("close", o, engine, kernel);
     }
 
@@ -374,6 +386,13 @@ private:
             return fmt("reading back a failed pwrite(offset %lld) gave %lld", offset, r);
         if (!std::equal(data.begin(), data.begin() + std::max(got, 0ll), now.begin()))
             return fmt("the %lld bytes a pwrite(offset %lld) counted are not there", got, offset);
+        // Beyond the bytes it counted, the refused write changed what the engine shows: until a
+        // sync, a crash may lose that.
+        std::vector<char> was(now.size());
+        const ssize_t kept = ::pread(o.fd, was.data(), was.size(), offset);
+        was.resize(static_cast<std::size_t>(std::max<ssize_t>(kept, 0)));
+        was.resize(now.size(), 0);
+        if (after != before || was != now) unsure_at_crash_.insert(o.file);
         if (::ftruncate(o.fd, after) != 0 ||
             ::pwrite(o.fd, now.data(), now.size(), offset) != static_cast<ssize_t>(now.size()))
             return fmt("the kernel%s file could not take what the engine shows", "'s");
@@ -429,6 +448,7 @@ private:
         if (std::string wrong = compare(data_only ? "fdatasync" : "fsync", o, engine, kernel);
             !wrong.empty())
             return wrong;
+        unsure_at_crash_.erase(o.file);
         // Durable at home: the home file, read past the engine, holds what the kernel's file does
         // (when a name still leads to it).
         for (int n = 0; n < reference_names; ++n) {
@@ -524,7 +544,10 @@ private:
         const int result = all ? tier_.flush_all() : tier_.commit();
         if (failed_by_devices(failing, result == -EIO)) return "";
         if (result != 0) return fmt("%s gave %d", all ? "flush_all" : "commit", result);
-        if (all) unsettled_ = false;
+        if (all) {
+            unsettled_ = false;
+            unsure_at_crash_.clear();
+        }
         return "";
     }
 
@@ -538,7 +561,9 @@ private:
     std::shared_ptr<IoFaults> faults_;
     std::set<FileRole> failing_roles_;
     std::uint64_t calls_failed_ = 0, calls_in_failures_ = 0;
-    bool unsettled_ = false; // a close failed, and no flush_all has succeeded since
+    bool unsettled_ = false;          // a close failed, and no flush_all has succeeded since
+    std::set<ino_t> unsure_at_crash_; // files a failed write changed, not synced since
+    std::uint64_t passed_over_ = 0;
 };
 
 } // namespace iosig::tier::test_support

@@ -71,7 +71,7 @@ TEST_P(EngineAgainstTheKernelWhileDevicesFailThroughACrash, RecoveryLeavesWhatTh
     const auto& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
     const std::uint64_t seeds = reference_seeds(8);
-    std::uint64_t failed = 0, written_home = 0;
+    std::uint64_t failed = 0, written_home = 0, passed_over = 0;
     for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         ScratchDir dir(variant.on);
@@ -95,8 +95,15 @@ TEST_P(EngineAgainstTheKernelWhileDevicesFailThroughACrash, RecoveryLeavesWhatTh
         const RecoveryReport report = TierCache::recover(config.cache_file);
         EXPECT_TRUE(report.journal_found);
         written_home += report.lines_written_home;
-        ASSERT_EQ(reference.same_files("after the crash and recovery"), "");
+        ASSERT_EQ(reference.same_files("after the crash and recovery", true), "");
+        passed_over += reference.passed_over();
     }
+    // Most files are compared: only those a refused write changed and no sync covered since
+    // are passed over.
+    std::printf("[          ] %llu files passed over after the crashes\n",
+                static_cast<unsigned long long>(passed_over));
+    EXPECT_LT(passed_over * 10, seeds * test_support::reference_names)
+        << "most crashes must leave every file compared";
     EXPECT_GT(failed, 0u) << "no call failed: the devices' failures reached nothing";
     EXPECT_GT(written_home, 0u) << "no crash left a dirty line for recovery";
 }

@@ -39,7 +39,11 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size, ByteRan
         dirty_parts_.erase(slot);
         // Without its first DIRTY_PART record recovery writes the whole line (more than the
         // writes changed, never less), and so does the write-back, which then records no part.
-        if (config_.dirty_bytes_only && journal_->append_dirty_part(slot, written) < 0) {
+        // A later part taken alone would make recovery write only that part: the next part is
+        // the whole line.
+        m.parts_unrecorded =
+            config_.dirty_bytes_only && journal_->append_dirty_part(slot, written) < 0;
+        if (m.parts_unrecorded) {
             m.dirty_begin = 0;
             m.dirty_end = static_cast<std::uint32_t>(line_size_);
         }
@@ -49,16 +53,25 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size, ByteRan
         dirty_fifo_.emplace_back(slot, m.dirty_token);
     } else {
         // A part the journal does not name would not be written home by recovery: the caller
-        // writes the bytes home too when it cannot take the record (unrecorded_size).
-        if (config_.dirty_bytes_only && !dirty_bytes_cover_locked(slot, written)) {
+        // writes the bytes home too when it cannot take the record (unrecorded_size). After a
+        // refused part, the line's parts in memory cover bytes the journal does not name: the
+        // whole line is recorded, even for a write those parts cover (before session 43 such a
+        // write appended nothing, and recovery after a crash of the process lost it).
+        if (config_.dirty_bytes_only &&
+            (m.parts_unrecorded || !dirty_bytes_cover_locked(slot, written))) {
             add_dirty_bytes_locked(slot, written);
-            size_unrecorded = journal_->append_dirty_part(slot, written) < 0;
+            const ByteRange part =
+                m.parts_unrecorded ? ByteRange{0, static_cast<std::uint32_t>(line_size_)} : written;
+            m.parts_unrecorded = journal_->append_dirty_part(slot, part) < 0;
+            size_unrecorded = m.parts_unrecorded;
         }
         // Recovery writes a dirty line home up to its file's journaled size. Durable before the
         // bytes it covers, this record has recovery write the slot's older content of this same
         // line there (a committed DIRTY record's slot holds the line's bytes durably), never
-        // another line's.
-        if (size > file.size && journal_->append_size(file.id, size) < 0) size_unrecorded = true;
+        // another line's. Compared with the size the journal took, not the engine's: a write
+        // below a size whose record was refused still needs one.
+        if (size > journal_->journaled_size(file.id) && journal_->append_size(file.id, size) < 0)
+            size_unrecorded = true;
     }
     ++m.generation;
     file.size = size;

@@ -109,6 +109,9 @@ public:
                               std::int64_t size);
     std::int64_t append_clean(std::uint32_t slot);
     std::int64_t append_size(std::uint32_t file, std::int64_t size);
+    // The size the journal's records give the file, as recovery would read it (a DIRTY, SIZE or
+    // TRUNCATE record it took; a refused one changes nothing); -1 when none names it.
+    std::int64_t journaled_size(std::uint32_t file) const;
     // Bytes of the line in `slot` that a write changed (after the slot's DIRTY record).
     std::int64_t append_dirty_part(std::uint32_t slot, ByteRange part);
     std::int64_t append_truncate(std::uint32_t file, std::int64_t size);
@@ -179,7 +182,7 @@ private:
         JournaledIdentity identity;
     };
     std::map<std::uint32_t, NamedFile> files_;    // every FILE record appended
-    std::map<std::uint32_t, std::int64_t> sizes_; // the latest size each file was journaled with
+    std::map<std::uint32_t, std::int64_t> sizes_; // the latest size a record of each file took
     // Each file's last TRUNCATE record while its home file is not known to be cut (no
     // append_truncate_done since): a rewrite keeps it, so that recovery still makes the cut.
     std::map<std::uint32_t, std::int64_t> cuts_;

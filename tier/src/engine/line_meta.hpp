@@ -30,6 +30,9 @@ struct LineMeta {
     bool dirty = false;
     bool flushing = false; // a write-back has claimed it
     bool in_free_list = true;
+    // While dirty (TierConfig::dirty_bytes_only): the journal refused a DIRTY_PART record of it,
+    // so the parts it names may miss bytes the line holds; the next write records the whole line.
+    bool parts_unrecorded = false;
 };
 static_assert(sizeof(LineMeta) == 72);
 

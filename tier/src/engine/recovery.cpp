@@ -155,9 +155,11 @@ RecoveryReport write_home_after_crash(const TierConfig& config, JournalState sta
     report.power_cut = state.page_cache == 0 || state.page_cache != page_cache;
     if (report.power_cut) report.uncommitted_lines = state.drop_uncommitted();
     HomeFiles homes(config, state, report);
-    // A truncate the journal holds may not have reached the home file.
+    // A truncate the journal holds may not have reached the home file: one that cut the file,
+    // and one that grew it, which the engine showed grown as well (before session 43 recovery
+    // left such a file at its old length).
     for (const auto& [id, length] : state.truncated) {
-        if (File* f = homes.find(id); f != nullptr && f->size() > length) {
+        if (File* f = homes.find(id); f != nullptr && f->size() != length) {
             if (const int e = f->ftruncate(length); e < 0)
                 throw recovery_failed(config, "truncating " + f->path().string(), -e);
         }

@@ -1,0 +1,91 @@
+// A record the journal refused is asked for again, so that a later write, which the engine
+// acknowledges, survives a crash of the process. Recovery writes a dirty line home up to its
+// file's journaled size, and with TierConfig::dirty_bytes_only only the parts the journal names.
+// A write whose SIZE record (or DIRTY_PART record) the journal refused, and whose bytes the home
+// file refused too, fails, but its bytes stay in the dirty line; before session 43 a later write
+// below that size (or inside that part) appended no record, returned success, and was lost by
+// recovery (found by EngineAgainstTheKernelWhileDevicesFailThroughACrash).
+#include "engine_fixture.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+
+namespace iosig::tier {
+namespace {
+
+using test_support::pattern;
+using test_support::read_file;
+using test_support::ScratchDir;
+using test_support::small_config;
+using test_support::write_file;
+
+constexpr std::size_t line = 4096;
+
+std::vector<char> slice(const std::vector<char>& v, std::size_t from, std::size_t count) {
+    return {v.begin() + static_cast<std::ptrdiff_t>(from),
+            v.begin() + static_cast<std::ptrdiff_t>(from + count)};
+}
+
+struct RefusedRecordCrash {
+    explicit RefusedRecordCrash(bool dirty_bytes_only) {
+        write_file(home, pattern(2 * line + 100, 1));
+        config = small_config(dir, 4);
+        config.max_dirty_lines = 4;
+        config.dirty_bytes_only = dirty_bytes_only;
+        config.faults = IoFaults::without_power_cuts();
+        tier = TierCache::open(config);
+        h = tier->open_file(home, O_RDWR);
+    }
+    ssize_t write(const std::vector<char>& bytes, off_t offset) {
+        return tier->pwrite(h, bytes.data(), bytes.size(), offset);
+    }
+    // The process crashes (no write-back, no close) and recovery runs.
+    std::vector<char> home_after_crash() {
+        tier->abandon();
+        tier.reset();
+        (void)TierCache::recover(config.cache_file);
+        return read_file(home);
+    }
+
+    ScratchDir dir;
+    std::filesystem::path home = dir / "home.dat";
+    TierConfig config;
+    std::unique_ptr<TierCache> tier;
+    int h = -1;
+};
+
+// Line 2 is dirty; a write growing the file fails (no SIZE record, no home write); a write below
+// the size it left, beyond the journaled one, succeeds and is home after the crash.
+TEST(RefusedRecordCrash, AWriteBelowASizeTheJournalRefusedSurvivesACrash) {
+    RefusedRecordCrash t(false);
+    ASSERT_GE(t.h, 0);
+    ASSERT_EQ(t.write(pattern(10, 2), 2 * line), 10);
+    t.config.faults->fail_now({FileRole::journal, FileRole::home});
+    EXPECT_EQ(t.write(pattern(200, 3), 2 * line + 50), -EIO);
+    t.config.faults->clear_failures();
+    const std::vector<char> acknowledged = pattern(50, 4);
+    ASSERT_EQ(t.write(acknowledged, 2 * line + 150), 50);
+    const std::vector<char> home = t.home_after_crash();
+    ASSERT_GE(home.size(), 2 * line + 200);
+    EXPECT_EQ(slice(home, 2 * line + 150, 50), acknowledged);
+}
+
+// With written bytes only: line 2 is dirty in [0, 10); a write at 1000 makes a part the journal
+// refuses (its bytes go home); a write inside that part succeeds and is home after the crash.
+TEST(RefusedRecordCrash, AWriteInsideAPartTheJournalRefusedSurvivesACrash) {
+    RefusedRecordCrash t(true);
+    ASSERT_GE(t.h, 0);
+    ASSERT_EQ(t.write(pattern(10, 2), 2 * line), 10);
+    t.config.faults->fail_now({FileRole::journal});
+    EXPECT_EQ(t.write(pattern(100, 3), 2 * line + 1000), 100); // home instead
+    t.config.faults->clear_failures();
+    const std::vector<char> acknowledged = pattern(20, 4);
+    ASSERT_EQ(t.write(acknowledged, 2 * line + 1010), 20);
+    const std::vector<char> home = t.home_after_crash();
+    ASSERT_GE(home.size(), 2 * line + 1030);
+    EXPECT_EQ(slice(home, 2 * line + 1010, 20), acknowledged);
+    EXPECT_EQ(slice(home, 2 * line, 10), pattern(10, 2));
+}
+
+} // namespace
+} // namespace iosig::tier
