@@ -87,5 +87,21 @@ TEST(RefusedRecordCrash, AWriteInsideAPartTheJournalRefusedSurvivesACrash) {
     EXPECT_EQ(slice(home, 2 * line, 10), pattern(10, 2));
 }
 
+// A truncate that grows the file, the home file refusing it: the engine shows the file grown (the
+// journal took the TRUNCATE record), and so does the home file after a crash of the process, as
+// recovery makes the truncates the journal holds unfinished. Before session 43 it made only those
+// that cut a file, and left this one at its old length.
+TEST(RefusedRecordCrash, ATruncateThatGrowsTheFileAndFailedAtHomeIsMadeByRecovery) {
+    RefusedRecordCrash t(false);
+    ASSERT_GE(t.h, 0);
+    t.config.faults->fail_now({FileRole::home});
+    EXPECT_EQ(t.tier->ftruncate(t.h, 5 * line), -EIO);
+    t.config.faults->clear_failures();
+    EXPECT_EQ(t.tier->file_size(t.h), static_cast<off_t>(5 * line));
+    const std::vector<char> home = t.home_after_crash();
+    ASSERT_EQ(home.size(), 5 * line);
+    EXPECT_EQ(slice(home, 2 * line + 100, 3 * line - 100), std::vector<char>(3 * line - 100, 0));
+}
+
 } // namespace
 } // namespace iosig::tier
