@@ -69,7 +69,7 @@ run_tests() {
     # under TSan on 2026-11-29, run in the main tree.
     say "the tier's engine under ThreadSanitizer: $tsan_dir"
     TSAN_OPTIONS=second_deadlock_stack=1 \
-        ctest --test-dir "$tsan_dir" --output-on-failure --no-tests=error -j "$jobs" -R '^(Engine|Engines/EngineAgainstTheKernel|Engines/EngineAgainstTheKernelFromTwoThreads|Engines/EngineAgainstTheKernelThroughACrash|KernelErrors|SlotTaking|CrashSafety|Concurrency|LineLock|JournalRewrite|TruncateRace|TruncateCrash|BypassRace|CallAtomicity|RangeLock|CacheFileFailure|JournalFailure|JournalCommit|FileIdentity|CloseToOpen|IdleFiles|Recovery|RecoveryOfAMovedFileAnywhere|RecoverAlone|SharedFile|OnTmpfsAndDisk/RecoveryOfAMovedFile|ByTheFastDevicesFiles/RefusedWrite)\.|^tier_crash_every_n_released$' \
+        ctest --test-dir "$tsan_dir" --output-on-failure --no-tests=error -j "$jobs" -R '^(Engine|Engines/EngineAgainstTheKernel|Engines/EngineAgainstTheKernelFromTwoThreads|Engines/EngineAgainstTheKernelThroughACrash|Engines/EngineAgainstTheKernelWhileDevicesFail|KernelErrors|SlotTaking|FailedClose|RefusedRecordCrash|CrashSafety|Concurrency|LineLock|JournalRewrite|TruncateRace|TruncateCrash|BypassRace|CallAtomicity|RangeLock|CacheFileFailure|JournalFailure|JournalCommit|FileIdentity|CloseToOpen|IdleFiles|Recovery|RecoveryOfAMovedFileAnywhere|RecoverAlone|SharedFile|OnTmpfsAndDisk/RecoveryOfAMovedFile|ByTheFastDevicesFiles/RefusedWrite)\.|^tier_crash_every_n_released$' \
         -E '^CrashSafety\.(APowerCutAtTheNth|FailingTheNth[A-Za-z]*Write(Loses|Across)|AFailureOfTheNth[A-Za-z]*WriteAloneLoses)' ||
         status=1
     return $status
