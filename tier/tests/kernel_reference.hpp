@@ -130,12 +130,12 @@ public:
 
     // From now on, one sync, close, flush_all or commit in three runs while the files of `roles`
     // fail every write and sync (IoFaults::fail_now; the engine's TierConfig::faults), and the
-    // devices work again once it returns: transient errors. So do one read, write or truncate in
-    // four (through a handle that may read, which shows what a failed write left), with a random
-    // part of `roles` failing, reads too half the time. Such a call may fail with EIO where the
-    // kernel's succeeds, or transfer fewer bytes; a write or truncate that fails may have changed
-    // its range or the size as far as it asked, and the kernel's file is made to hold what the
-    // engine then shows. Every other call still gives the kernel's result.
+    // devices work again once it returns: transient errors. So do one read, write, append or
+    // truncate in four (through a handle that may read, which shows what a failed write left), with
+    // a random part of `roles` failing, reads too half the time. Such a call may fail with EIO
+    // where the kernel's succeeds, or transfer fewer bytes; a write or truncate that fails may have
+    // changed its range or the size as far as it asked, and the kernel's file is made to hold what
+    // the engine then shows. Every other call still gives the kernel's result.
     void fail_devices_at_syncs(std::shared_ptr<IoFaults> faults, std::set<FileRole> roles) {
         faults_ = std::move(faults);
         failing_roles_ = std::move(roles);
@@ -357,10 +357,13 @@ private:
                        offset, data.size());
     }
 
-    std::string write_in_failure(Open& o, long long offset, const std::vector<char>& data) {
+    // A write, or an append (at `offset`, the file's size), in a failure.
+    std::string write_in_failure(Open& o, long long offset, const std::vector<char>& data,
+                                 bool append = false) {
         const auto count = static_cast<long long>(data.size());
         const long long before = tier_.file_size(o.handle);
-        const long long got = tier_.pwrite(o.handle, data.data(), data.size(), offset);
+        const long long got = append ? tier_.append(o.handle, data.data(), data.size())
+                                     : tier_.pwrite(o.handle, data.data(), data.size(), offset);
         if (!failed_by_devices(true, got == -EIO || (got >= 0 && got < count))) {
             const long long want = kernel_result(::pwrite(o.fd, data.data(), data.size(), offset));
             if (want >= 0) o.next = offset + want;
@@ -401,8 +404,10 @@ private:
     }
 
     std::string append(std::size_t which) {
-        const Open& o = open_[which];
+        Open& o = open_[which];
         const std::vector<char> data = bytes(count_for());
+        if ((o.flags & O_ACCMODE) == O_RDWR && devices_fail_now(true))
+            return write_in_failure(o, tier_.file_size(o.handle), data, true);
         // The kernel's append: at the end, for a handle that may write.
         long long want = -EBADF;
         if ((o.flags & O_ACCMODE) != O_RDONLY) {
