@@ -8,20 +8,19 @@
 // run with the devices working. Linux's page cache forgets a page whose write-back failed (the
 // fsync after the one that reported it succeeds); the engine keeps the line dirty until it is
 // home.
-#include "kernel_reference.hpp"
-#include "kernel_reference_variants.hpp"
+#include "kernel_reference_runs.hpp"
 
 #include <gtest/gtest.h>
-#include <random>
 #include <unistd.h>
 
 namespace iosig::tier {
 namespace {
 
-using test_support::KernelReference;
+using test_support::Devices;
 using test_support::reference_seeds;
-using test_support::ScratchDir;
-using test_support::small_config;
+using test_support::run_through_a_crash;
+using test_support::run_whole;
+using test_support::RunCounts;
 using test_support::variant_name;
 using test_support::variants;
 
@@ -34,26 +33,10 @@ TEST_P(EngineAgainstTheKernelWhileDevicesFail, OnlyTheCallsInAFailureFailAndNoBy
     std::uint64_t failed = 0, writebacks = 0;
     for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
-        ScratchDir dir(variant.on);
-        TierConfig config = small_config(dir);
-        variant.configure(config);
-        config.faults = IoFaults::without_power_cuts();
-        auto tier = TierCache::open(config);
-        KernelReference reference(*tier, dir, config, seed);
-        reference.fail_devices_at_syncs(config.faults,
-                                        {FileRole::home, FileRole::journal, FileRole::cache});
-        for (int i = 0; i < 1500; ++i) {
-            ASSERT_EQ(reference.step(i), "");
-            ASSERT_EQ(reference.sizes_agree(), "");
-        }
-        ASSERT_EQ(reference.close_all(), "");
-        // A close that failed left its file's lines in the engine: the devices work now.
-        ASSERT_EQ(tier->flush_all(), 0);
-        ASSERT_EQ(reference.same_files("every handle closed and flush_all"), "");
-        failed += reference.calls_failed();
-        writebacks += tier->stats().writebacks;
-        tier.reset();
-        ASSERT_EQ(reference.same_files("the engine gone"), "");
+        RunCounts counts;
+        ASSERT_EQ(run_whole(variant, seed, Devices::fail_now_and_then, counts), "");
+        failed += counts.calls_failed;
+        writebacks += counts.stats.writebacks;
     }
     EXPECT_GT(failed, 0u) << "no call failed: the devices' failures reached nothing";
     EXPECT_GT(writebacks, 0u);
@@ -74,29 +57,11 @@ TEST_P(EngineAgainstTheKernelWhileDevicesFailThroughACrash, RecoveryLeavesWhatTh
     std::uint64_t failed = 0, written_home = 0, passed_over = 0;
     for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
-        ScratchDir dir(variant.on);
-        TierConfig config = small_config(dir);
-        variant.configure(config);
-        config.max_dirty_lines = config.cache_size / config.line_size;
-        config.faults = IoFaults::without_power_cuts();
-        auto tier = TierCache::open(config);
-        KernelReference reference(*tier, dir, config, seed);
-        reference.fail_devices_at_syncs(config.faults,
-                                        {FileRole::home, FileRole::journal, FileRole::cache});
-        const int calls =
-            200 + static_cast<int>(std::mt19937(static_cast<unsigned>(seed))() % 1300);
-        SCOPED_TRACE("crash after " + std::to_string(calls) + " calls");
-        for (int i = 0; i < calls; ++i)
-            ASSERT_EQ(reference.step(i), "");
-        failed += reference.calls_failed();
-        reference.forget_handles();
-        tier->abandon();
-        tier.reset();
-        const RecoveryReport report = TierCache::recover(config.cache_file);
-        EXPECT_TRUE(report.journal_found);
-        written_home += report.lines_written_home;
-        ASSERT_EQ(reference.same_files("after the crash and recovery", true), "");
-        passed_over += reference.passed_over();
+        RunCounts counts;
+        ASSERT_EQ(run_through_a_crash(variant, seed, Devices::fail_now_and_then, counts), "");
+        failed += counts.calls_failed;
+        written_home += counts.written_home;
+        passed_over += counts.passed_over;
     }
     // Most files are compared: only those a refused write changed and no sync covered since
     // are passed over.

@@ -9,8 +9,7 @@
 // file system, written bytes only, file ids handed out again, the idle files released, a journal
 // rewritten often. The same sequences also run from two threads at once, and up to a crash of the
 // engine's process, after which recovery must leave what the kernel's files hold.
-#include "kernel_reference.hpp"
-#include "kernel_reference_variants.hpp"
+#include "kernel_reference_runs.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -21,8 +20,12 @@ namespace iosig::tier {
 namespace {
 
 using test_support::Counter;
+using test_support::Devices;
 using test_support::KernelReference;
 using test_support::reference_seeds;
+using test_support::run_through_a_crash;
+using test_support::run_whole;
+using test_support::RunCounts;
 using test_support::ScratchDir;
 using test_support::small_config;
 using test_support::Variant;
@@ -46,24 +49,10 @@ TEST_P(EngineAgainstTheKernel, EveryCallGivesWhatTheKernelsFilesGive) {
         totals.push_back({what, counter});
     for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
-        ScratchDir dir(variant.on);
-        TierConfig config = small_config(dir);
-        variant.configure(config);
-        auto tier = TierCache::open(config);
-        {
-            KernelReference reference(*tier, dir, config, seed);
-            for (int i = 0; i < 1500; ++i) {
-                const std::string wrong = reference.step(i);
-                ASSERT_EQ(wrong, "");
-            }
-            ASSERT_EQ(reference.close_all(), "");
-            ASSERT_EQ(reference.same_files("every handle closed"), "");
-            const TierStats stats = tier->stats();
-            for (Total& total : totals)
-                total.sum += stats.*total.counter;
-            tier.reset();
-            ASSERT_EQ(reference.same_files("the engine gone"), "");
-        }
+        RunCounts counts;
+        ASSERT_EQ(run_whole(variant, seed, Devices::work, counts), "");
+        for (Total& total : totals)
+            total.sum += counts.stats.*total.counter;
     }
     for (const Total& total : totals)
         EXPECT_GT(total.sum, 0u) << "the calls made no " << total.what;
@@ -123,25 +112,10 @@ TEST_P(EngineAgainstTheKernelThroughACrash, RecoveryLeavesWhatTheKernelsFilesHol
     std::uint64_t written_home = 0; // by recovery, over the seeds
     for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
-        ScratchDir dir(variant.on);
-        TierConfig config = small_config(dir);
-        variant.configure(config);
-        // Every line may be dirty, so that the crash leaves more of them for recovery.
-        config.max_dirty_lines = config.cache_size / config.line_size;
-        auto tier = TierCache::open(config);
-        KernelReference reference(*tier, dir, config, seed);
-        const int calls =
-            200 + static_cast<int>(std::mt19937(static_cast<unsigned>(seed))() % 1300);
-        SCOPED_TRACE("crash after " + std::to_string(calls) + " calls");
-        for (int i = 0; i < calls; ++i)
-            ASSERT_EQ(reference.step(i), "");
-        reference.forget_handles();
-        tier->abandon();
-        tier.reset();
-        const RecoveryReport report = TierCache::recover(config.cache_file);
-        EXPECT_TRUE(report.journal_found);
-        written_home += report.lines_written_home;
-        ASSERT_EQ(reference.same_files("after the crash and recovery"), "");
+        RunCounts counts;
+        ASSERT_EQ(run_through_a_crash(variant, seed, Devices::work, counts), "");
+        EXPECT_EQ(counts.passed_over, 0u); // no call failed
+        written_home += counts.written_home;
     }
     EXPECT_GT(written_home, 0u) << "no crash left a dirty line for recovery";
 }

@@ -6,6 +6,7 @@
 // below that size (or inside that part) appended no record, returned success, and was lost by
 // recovery (found by EngineAgainstTheKernelWhileDevicesFailThroughACrash).
 #include "engine_fixture.hpp"
+#include "failing_device.hpp" // slice
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -16,15 +17,11 @@ namespace {
 using test_support::pattern;
 using test_support::read_file;
 using test_support::ScratchDir;
+using test_support::slice;
 using test_support::small_config;
 using test_support::write_file;
 
 constexpr std::size_t line = 4096;
-
-std::vector<char> slice(const std::vector<char>& v, std::size_t from, std::size_t count) {
-    return {v.begin() + static_cast<std::ptrdiff_t>(from),
-            v.begin() + static_cast<std::ptrdiff_t>(from + count)};
-}
 
 struct RefusedRecordCrash {
     explicit RefusedRecordCrash(bool dirty_bytes_only) {
