@@ -266,9 +266,12 @@ bool Engine::settle_closed_locked(HomeFile& file, bool lines_home) {
         std::lock_guard table(mutex_);
         settled = !has_dirty_lines_locked(file.id);
     }
-    if (settled != !file.close_unsettled) {
-        file.close_unsettled = !settled;
-        settled ? --unsettled_closes_ : ++unsettled_closes_;
+    if (!settled && !file.close_unsettled) {
+        file.close_unsettled = true;
+        ++unsettled_closes_;
+    } else if (settled && file.close_unsettled) {
+        file.close_unsettled = false;
+        --unsettled_closes_;
     }
     if (!settled) return false;
     file.closed_version = status.version;
