@@ -190,6 +190,9 @@ public:
     // file; xfs, btrfs and tmpfs hold sparse files that large) are out of the engine's reach: a
     // read, write or append starting there fails with EFBIG, one reaching there is short, as the
     // kernel's are at a file system's largest offset, and so is a truncate to beyond it.
+    // A read or write that fails after some of its lines returns the bytes it transferred, as
+    // read(2) and write(2) do; one that fails may still have changed bytes of its range, or grown
+    // the file as far as it reached, which a crash before the file's next sync may lose.
     virtual ssize_t pread(int handle, void* buffer, std::size_t count, off_t offset) = 0;
     virtual ssize_t pwrite(int handle, const void* buffer, std::size_t count, off_t offset) = 0;
     // Writes at the current end of the file (O_APPEND semantics), atomically with other appends.
@@ -198,6 +201,8 @@ public:
     virtual int fdatasync(int handle) = 0;
     virtual int ftruncate(int handle, off_t length) = 0;
     virtual off_t file_size(int handle) = 0; // logical size, including cached writes
+    // The handle is gone even when it fails (-errno: a line could not go home); the lines stay
+    // dirty in the engine until the flusher or flush_all gets them home.
     virtual int close(int handle) = 0;
     // Writes every dirty line home and syncs the home files.
     virtual int flush_all() = 0;
