@@ -142,9 +142,8 @@ public:
     }
     // Files same_files passed over after a crash.
     std::uint64_t passed_over() const { return passed_over_; }
-    // Calls that failed in such a window, and calls made in one.
+    // Calls that failed in such a window.
     std::uint64_t calls_failed() const { return calls_failed_; }
-    std::uint64_t calls_in_failures() const { return calls_in_failures_; }
 
     // "" when every name leads to the same bytes in both directories (or to nothing in both).
     // After a crash (`after_crash`), a file a failed write changed in the engine and no sync has
@@ -195,6 +194,9 @@ private:
 
     static std::string name(int n) { return std::string(1, static_cast<char>('a' + n)); }
 
+    std::string fmt(const char* text) const {
+        return "call " + std::to_string(step_) + ": " + text;
+    }
     template <typename... Args>
     std::string fmt(const char* format, Args... args) const {
         char text[512];
@@ -203,7 +205,7 @@ private:
     }
 
     // Starts a window of failing devices (fail_devices_at_syncs): for a sync, close, flush_all or
-    // commit one time in three, for a read, write or truncate one time in four.
+    // commit one time in three, for a read, write, append or truncate one time in four.
     bool devices_fail_now(bool data_call = false) {
         if (!faults_ || rng_() % (data_call ? 4 : 3) != 0) return false;
         std::set<FileRole> roles = failing_roles_;
@@ -214,7 +216,6 @@ private:
         }
         faults_->fail_now(roles);
         if (data_call && rng_() % 2 == 0) faults_->fail_reads(roles);
-        ++calls_in_failures_;
         return true;
     }
     static bool may_read(const Open& o) { return (o.flags & O_ACCMODE) != O_WRONLY; }
@@ -398,7 +399,7 @@ private:
         if (after != before || was != now) unsure_at_crash_.insert(o.file);
         if (::ftruncate(o.fd, after) != 0 ||
             ::pwrite(o.fd, now.data(), now.size(), offset) != static_cast<ssize_t>(now.size()))
-            return fmt("the kernel%s file could not take what the engine shows", "'s");
+            return fmt("the kernel's file could not take what the engine shows");
         o.next = offset + std::max(got, 0ll);
         return "";
     }
@@ -432,7 +433,7 @@ private:
             if (after != before && after != length)
                 return fmt("ftruncate(%lld) failed and left the size %lld (was %lld)", length,
                            after, before);
-            return ::ftruncate(o.fd, after) == 0 ? "" : fmt("the kernel%s ftruncate failed", "'s");
+            return ::ftruncate(o.fd, after) == 0 ? "" : fmt("the kernel's ftruncate failed");
         }
         if (std::string wrong =
                 compare("ftruncate", o, engine, kernel_result(::ftruncate(o.fd, length)), length);
@@ -565,7 +566,7 @@ private:
     int step_ = 0;
     std::shared_ptr<IoFaults> faults_;
     std::set<FileRole> failing_roles_;
-    std::uint64_t calls_failed_ = 0, calls_in_failures_ = 0;
+    std::uint64_t calls_failed_ = 0;
     bool unsettled_ = false;          // a close failed, and no flush_all has succeeded since
     std::set<ino_t> unsure_at_crash_; // files a failed write changed, not synced since
     std::uint64_t passed_over_ = 0;
