@@ -2,7 +2,9 @@
 // the kernel's own calls on files in another, compared call by call (kernel_reference_test.cpp).
 #pragma once
 
+#include "device_failures.hpp"
 #include "engine_fixture.hpp"
+#include "kernel_files.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -20,51 +22,6 @@ namespace iosig::tier::test_support {
 
 // The file names each reference uses: a, b, c, d.
 constexpr int reference_names = 4;
-
-// Whether two files hold the same bytes, without reading the holes both have (a file written at
-// 1 GiB is sparse): -1 if they do, else the first offset where they differ (their sizes differing:
-// the smaller size).
-inline long long first_difference(const std::filesystem::path& a, const std::filesystem::path& b) {
-    const int fa = ::open(a.c_str(), O_RDONLY | O_CLOEXEC),
-              fb = ::open(b.c_str(), O_RDONLY | O_CLOEXEC);
-    long long difference = -1;
-    struct stat sa{}, sb{};
-    if (fa < 0 || fb < 0 || ::fstat(fa, &sa) != 0 || ::fstat(fb, &sb) != 0) {
-        difference = 0;
-    } else if (sa.st_size != sb.st_size) {
-        difference = std::min(sa.st_size, sb.st_size);
-    } else {
-        constexpr off_t chunk = 64 << 10;
-        std::vector<char> in_a(chunk), in_b(chunk);
-        for (off_t at = 0; at < sa.st_size && difference < 0; at += chunk) {
-            // Jump to the next chunk where either file has data.
-            const off_t data_a = ::lseek(fa, at, SEEK_DATA), data_b = ::lseek(fb, at, SEEK_DATA);
-            const off_t next =
-                std::min(data_a < 0 ? sa.st_size : data_a, data_b < 0 ? sb.st_size : data_b);
-            if (next >= sa.st_size) break;
-            at = next / chunk * chunk;
-            const ssize_t ra = ::pread(fa, in_a.data(), chunk, at),
-                          rb = ::pread(fb, in_b.data(), chunk, at);
-            if (ra != rb || ra < 0) {
-                difference = at;
-            } else {
-                for (ssize_t i = 0; i < ra; ++i)
-                    if (in_a[i] != in_b[i]) {
-                        difference = at + i;
-                        break;
-                    }
-            }
-        }
-    }
-    if (fa >= 0) ::close(fa);
-    if (fb >= 0) ::close(fb);
-    return difference;
-}
-
-// What one call gave: a count, or -errno.
-inline long long kernel_result(long long r) {
-    return r < 0 ? -errno : r;
-}
 
 class KernelReference {
 public:
@@ -137,13 +94,12 @@ public:
     // changed its range or the size as far as it asked, and the kernel's file is made to hold what
     // the engine then shows. Every other call still gives the kernel's result.
     void fail_devices_at_syncs(std::shared_ptr<IoFaults> faults, std::set<FileRole> roles) {
-        faults_ = std::move(faults);
-        failing_roles_ = std::move(roles);
+        failures_.arm(std::move(faults), std::move(roles));
     }
     // Files same_files passed over after a crash.
     std::uint64_t passed_over() const { return passed_over_; }
     // Calls that failed in such a window.
-    std::uint64_t calls_failed() const { return calls_failed_; }
+    std::uint64_t calls_failed() const { return failures_.calls_failed(); }
 
     // "" when every name leads to the same bytes in both directories (or to nothing in both).
     // After a crash (`after_crash`), a file a failed write changed in the engine and no sync has
@@ -153,7 +109,7 @@ public:
         for (int n = 0; n < reference_names; ++n) {
             if (after_crash)
                 if (const std::optional<ino_t> file = kernel_file_at(n);
-                    file && unsure_at_crash_.contains(*file)) {
+                    file && failures_.unsure(*file)) {
                     ++passed_over_;
                     continue;
                 }
@@ -168,7 +124,7 @@ public:
             if (const long long at = first_difference(engine, kernel); at >= 0)
                 return fmt("%s: %s differs from byte %lld (%lld bytes at home, %lld in the "
                            "kernel's file)",
-                           when, name(n).c_str(), at, size_of(engine), size_of(kernel));
+                           when, name(n).c_str(), at, size_at(engine), size_at(kernel));
         }
         return "";
     }
@@ -179,11 +135,6 @@ private:
         ino_t file;         // which file: the kernel's file's inode (names and links lead to it)
         long long next = 0; // where the handle's last read or write ended: a stream goes on there
     };
-
-    static long long size_of(const std::filesystem::path& p) {
-        struct stat st{};
-        return ::stat(p.c_str(), &st) == 0 ? st.st_size : -1;
-    }
 
     // The kernel's file a name leads to now (through links): its inode, or none.
     std::optional<ino_t> kernel_file_at(int n) const {
@@ -204,29 +155,7 @@ private:
         return "call " + std::to_string(step_) + ": " + text;
     }
 
-    // Starts a window of failing devices (fail_devices_at_syncs): for a sync, close, flush_all or
-    // commit one time in three, for a read, write, append or truncate one time in four.
-    bool devices_fail_now(bool data_call = false) {
-        if (!faults_ || rng_() % (data_call ? 4 : 3) != 0) return false;
-        std::set<FileRole> roles = failing_roles_;
-        if (data_call) {
-            const unsigned keep = 1 + static_cast<unsigned>(rng_() % 7);
-            int bit = 0;
-            std::erase_if(roles, [&](FileRole) { return (keep >> bit++ & 1) == 0; });
-        }
-        faults_->fail_now(roles);
-        if (data_call && rng_() % 2 == 0) faults_->fail_reads(roles);
-        return true;
-    }
     static bool may_read(const Open& o) { return (o.flags & O_ACCMODE) != O_WRONLY; }
-    // Ends it; true when the call the window covered failed as a failure allows (`failed`).
-    bool failed_by_devices(bool failing, bool failed) {
-        if (!failing) return false;
-        faults_->clear_failures();
-        if (failed) ++calls_failed_;
-        return failed;
-    }
-
     std::string compare(const char* call, const Open& o, long long engine, long long kernel,
                         long long offset = 0, std::uint64_t count = 0) {
         if (engine == kernel) return "";
@@ -314,13 +243,13 @@ private:
     std::string close(std::size_t which) {
         const Open o = open_[which];
         open_.erase(open_.begin() + static_cast<std::ptrdiff_t>(which));
-        const bool failing = devices_fail_now();
+        const bool failing = failures_.start(rng_, false);
         const long long engine = tier_.close(o.handle), kernel = kernel_result(::close(o.fd));
-        if (failed_by_devices(failing, engine == -EIO && kernel == 0)) {
-            unsettled_ = true; // the file's lines wait in the engine for a flush_all
+        if (failures_.end(failing, engine == -EIO && kernel == 0)) {
+            failures_.close_failed(); // the file's lines wait in the engine for a flush_all
             return "";
         }
-        if (engine == 0) unsure_at_crash_.erase(o.file); // its lines are home
+        if (engine == 0) failures_.synced(o.file); // its lines are home
         return compare("close", o, engine, kernel);
     }
 
@@ -329,11 +258,11 @@ private:
         const long long offset = offset_for(o);
         const std::uint64_t count = count_for();
         std::vector<char> engine(count, 'E'), kernel(count, 'K');
-        const bool failing = may_read(o) && devices_fail_now(true);
+        const bool failing = may_read(o) && failures_.start(rng_, true);
         long long got = tier_.pread(o.handle, engine.data(), count, offset);
         const long long want = kernel_result(::pread(o.fd, kernel.data(), count, offset));
         // Failed, or fewer bytes: what the engine gave must be what the kernel's file holds.
-        if (failed_by_devices(failing, (got == -EIO && want >= 0) || (got >= 0 && got < want)))
+        if (failures_.end(failing, (got == -EIO && want >= 0) || (got >= 0 && got < want)))
             return std::equal(engine.begin(), engine.begin() + std::max(got, 0ll), kernel.begin())
                        ? ""
                        : fmt("pread(offset %lld, count %llu) in a failure returned other bytes",
@@ -351,7 +280,7 @@ private:
         Open& o = open_[which];
         const long long offset = offset_for(o);
         const std::vector<char> data = bytes(count_for());
-        if (may_read(o) && devices_fail_now(true)) return write_in_failure(o, offset, data);
+        if (may_read(o) && failures_.start(rng_, true)) return write_in_failure(o, offset, data);
         const long long want = kernel_result(::pwrite(o.fd, data.data(), data.size(), offset));
         if (want >= 0) o.next = offset + want;
         return compare("pwrite", o, tier_.pwrite(o.handle, data.data(), data.size(), offset), want,
@@ -365,7 +294,7 @@ private:
         const long long before = tier_.file_size(o.handle);
         const long long got = append ? tier_.append(o.handle, data.data(), data.size())
                                      : tier_.pwrite(o.handle, data.data(), data.size(), offset);
-        if (!failed_by_devices(true, got == -EIO || (got >= 0 && got < count))) {
+        if (!failures_.end(true, got == -EIO || (got >= 0 && got < count))) {
             const long long want = kernel_result(::pwrite(o.fd, data.data(), data.size(), offset));
             if (want >= 0) o.next = offset + want;
             return compare("pwrite in a failure", o, got, want, offset, data.size());
@@ -396,7 +325,7 @@ private:
         const ssize_t kept = ::pread(o.fd, was.data(), was.size(), offset);
         was.resize(static_cast<std::size_t>(std::max<ssize_t>(kept, 0)));
         was.resize(now.size(), 0);
-        if (after != before || was != now) unsure_at_crash_.insert(o.file);
+        if (after != before || was != now) failures_.changed_unsynced(o.file);
         if (::ftruncate(o.fd, after) != 0 ||
             ::pwrite(o.fd, now.data(), now.size(), offset) != static_cast<ssize_t>(now.size()))
             return fmt("the kernel's file could not take what the engine shows");
@@ -407,7 +336,7 @@ private:
     std::string append(std::size_t which) {
         Open& o = open_[which];
         const std::vector<char> data = bytes(count_for());
-        if ((o.flags & O_ACCMODE) == O_RDWR && devices_fail_now(true))
+        if ((o.flags & O_ACCMODE) == O_RDWR && failures_.start(rng_, true))
             return write_in_failure(o, tier_.file_size(o.handle), data, true);
         // The kernel's append: at the end, for a handle that may write.
         long long want = -EBADF;
@@ -425,9 +354,9 @@ private:
         const long long length =
             rng_() % 20 == 0 ? -1 : static_cast<long long>(rng_() % (12 * line_ + 1));
         const long long before = tier_.file_size(o.handle);
-        const bool failing = (o.flags & O_ACCMODE) != O_RDONLY && devices_fail_now(true);
+        const bool failing = (o.flags & O_ACCMODE) != O_RDONLY && failures_.start(rng_, true);
         const long long engine = tier_.ftruncate(o.handle, length);
-        if (failed_by_devices(failing, engine == -EIO)) {
+        if (failures_.end(failing, engine == -EIO)) {
             // Failed before the cut, or after the engine made it (the home file's may wait).
             const long long after = tier_.file_size(o.handle);
             if (after != before && after != length)
@@ -447,14 +376,14 @@ private:
     std::string sync(std::size_t which) {
         const Open& o = open_[which];
         const bool data_only = rng_() % 2 == 0;
-        const bool failing = devices_fail_now();
+        const bool failing = failures_.start(rng_, false);
         const int engine = data_only ? tier_.fdatasync(o.handle) : tier_.fsync(o.handle);
         const long long kernel = kernel_result(data_only ? ::fdatasync(o.fd) : ::fsync(o.fd));
-        if (failed_by_devices(failing, engine == -EIO && kernel == 0)) return "";
+        if (failures_.end(failing, engine == -EIO && kernel == 0)) return "";
         if (std::string wrong = compare(data_only ? "fdatasync" : "fsync", o, engine, kernel);
             !wrong.empty())
             return wrong;
-        unsure_at_crash_.erase(o.file);
+        failures_.synced(o.file);
         // Durable at home: the home file, read past the engine, holds what the kernel's file does
         // (when a name still leads to it).
         for (int n = 0; n < reference_names; ++n) {
@@ -463,7 +392,7 @@ private:
             if (const long long at = first_difference(engine_file, kernel_file); at >= 0)
                 return fmt("after fsync, home file %s differs from the kernel's from byte %lld "
                            "(%lld and %lld bytes)",
-                           name(n).c_str(), at, size_of(engine_file), size_of(kernel_file));
+                           name(n).c_str(), at, size_at(engine_file), size_at(kernel_file));
         }
         return "";
     }
@@ -521,7 +450,7 @@ private:
         // After a close that failed, the engine still holds lines of a closed file: they would
         // go home over another program's bytes, as a dm-cache's dirty blocks go over a device
         // written directly.
-        if (!file || unsettled_) return "";
+        if (!file || failures_.close_unsettled()) return "";
         for (const Open& o : open_)
             if (o.file == *file) return "";
         const auto engine = engine_dir_ / name(n), kernel = kernel_dir_ / name(n);
@@ -546,14 +475,11 @@ private:
     // Calls that no kernel call matches: they must succeed and change nothing a caller sees.
     std::string engine_wide() {
         const bool all = rng_() % 2 == 0;
-        const bool failing = devices_fail_now();
+        const bool failing = failures_.start(rng_, false);
         const int result = all ? tier_.flush_all() : tier_.commit();
-        if (failed_by_devices(failing, result == -EIO)) return "";
+        if (failures_.end(failing, result == -EIO)) return "";
         if (result != 0) return fmt("%s gave %d", all ? "flush_all" : "commit", result);
-        if (all) {
-            unsettled_ = false;
-            unsure_at_crash_.clear();
-        }
+        if (all) failures_.all_synced();
         return "";
     }
 
@@ -564,11 +490,7 @@ private:
     std::filesystem::path engine_dir_, kernel_dir_;
     std::vector<Open> open_;
     int step_ = 0;
-    std::shared_ptr<IoFaults> faults_;
-    std::set<FileRole> failing_roles_;
-    std::uint64_t calls_failed_ = 0;
-    bool unsettled_ = false;          // a close failed, and no flush_all has succeeded since
-    std::set<ino_t> unsure_at_crash_; // files a failed write changed, not synced since
+    DeviceFailures failures_;
     std::uint64_t passed_over_ = 0;
 };
 
