@@ -7,13 +7,13 @@
 #include "engine_fixture.hpp"
 
 #include <fcntl.h>
-#include <filesystem>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 namespace iosig::tier {
 namespace {
 
+using test_support::descriptors_naming;
 using test_support::pattern;
 using test_support::read_file;
 using test_support::read_through;
@@ -22,15 +22,6 @@ using test_support::small_config;
 using test_support::write_outside;
 
 constexpr std::size_t line = 4096;
-
-// How many of this process's descriptors are open on `path`.
-int descriptors_of(const std::filesystem::path& path) {
-    int count = 0;
-    std::error_code ignored;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ignored))
-        count += std::filesystem::read_symlink(entry.path(), ignored) == path;
-    return count;
-}
 
 // The file's lines go home at a flush_all (`by_flush_all`), or by the flusher, after which the
 // releaser's round (once a second) settles the file.
@@ -56,10 +47,10 @@ void expect_change_seen_after_failed_close(bool by_flush_all) {
     } else {
         // The flusher takes the lines home and the releaser settles the file (a flush_all
         // would settle it itself, so none is made): it then closes the file's descriptor.
-        for (int i = 0; i < 3000 && descriptors_of(path) > 0; ++i)
+        for (int i = 0; i < 3000 && descriptors_naming(path) > 0; ++i)
             ::usleep(10'000);
     }
-    EXPECT_EQ(descriptors_of(path), 0) << "the file was never settled and released";
+    EXPECT_EQ(descriptors_naming(path), 0) << "the file was never settled and released";
     ASSERT_EQ(read_file(path), written);
     // Another program cuts the file to one line and rewrites it.
     const std::vector<char> changed = pattern(line, 2);

@@ -20,35 +20,35 @@ struct RunCounts {
     std::uint64_t passed_over = 0;  // files compared after the crash: KernelReference::same_files
 };
 
-// The engine of `variant` with every device role failing now and then, or none.
-inline std::unique_ptr<TierCache> open_for(const Variant& variant, const ScratchDir& dir,
-                                           Devices devices, bool every_line_dirty,
-                                           TierConfig& config) {
-    config = small_config(dir);
-    variant.configure(config);
-    // Every line may be dirty, so that a crash leaves more of them for recovery.
-    if (every_line_dirty) config.max_dirty_lines = config.cache_size / config.line_size;
-    if (devices == Devices::fail_now_and_then) config.faults = IoFaults::without_power_cuts();
-    return TierCache::open(config);
-}
-
-inline void let_devices_fail(KernelReference& reference, const TierConfig& config,
-                             Devices devices) {
-    if (devices == Devices::fail_now_and_then)
-        reference.fail_devices_at_syncs(config.faults,
-                                        {FileRole::home, FileRole::journal, FileRole::cache});
-}
+// The engine of `variant` (with every device role failing now and then, or none) and the
+// reference on it.
+struct ReferenceRun {
+    // `every_line_dirty`: so that a crash leaves more of them for recovery.
+    ReferenceRun(const Variant& variant, std::uint64_t seed, Devices devices, bool every_line_dirty)
+        : dir(variant.on), config(small_config(dir)) {
+        variant.configure(config);
+        if (every_line_dirty) config.max_dirty_lines = config.cache_size / config.line_size;
+        if (devices == Devices::fail_now_and_then) config.faults = IoFaults::without_power_cuts();
+        tier = TierCache::open(config);
+        reference = std::make_unique<KernelReference>(*tier, dir, config, seed);
+        if (devices == Devices::fail_now_and_then)
+            reference->fail_devices_at_syncs(config.faults,
+                                             {FileRole::home, FileRole::journal, FileRole::cache});
+    }
+    ScratchDir dir;
+    TierConfig config;
+    std::unique_ptr<TierCache> tier;
+    std::unique_ptr<KernelReference> reference; // destroyed before the engine
+};
 
 // 1,500 calls, every handle closed (and, where the devices failed, a flush_all once they work,
 // for the lines of a close that failed), then the files compared, and again once the engine is
 // gone. Every file size is compared after every call. "" or what differed.
 inline std::string run_whole(const Variant& variant, std::uint64_t seed, Devices devices,
                              RunCounts& counts) {
-    ScratchDir dir(variant.on);
-    TierConfig config;
-    auto tier = open_for(variant, dir, devices, false, config);
-    KernelReference reference(*tier, dir, config, seed);
-    let_devices_fail(reference, config, devices);
+    ReferenceRun run(variant, seed, devices, false);
+    auto& tier = run.tier;
+    KernelReference& reference = *run.reference;
     for (int i = 0; i < 1500; ++i) {
         if (std::string wrong = reference.step(i); !wrong.empty()) return wrong;
         if (std::string wrong = reference.sizes_agree(); !wrong.empty()) return wrong;
@@ -73,11 +73,9 @@ inline std::string run_whole(const Variant& variant, std::uint64_t seed, Devices
 // refused in a failure changed and no sync covered since. "" or what differed.
 inline std::string run_through_a_crash(const Variant& variant, std::uint64_t seed, Devices devices,
                                        RunCounts& counts) {
-    ScratchDir dir(variant.on);
-    TierConfig config;
-    auto tier = open_for(variant, dir, devices, true, config);
-    KernelReference reference(*tier, dir, config, seed);
-    let_devices_fail(reference, config, devices);
+    ReferenceRun run(variant, seed, devices, true);
+    auto& tier = run.tier;
+    KernelReference& reference = *run.reference;
     const int calls = 200 + static_cast<int>(std::mt19937(static_cast<unsigned>(seed))() % 1300);
     const std::string when = "crash after " + std::to_string(calls) + " calls: ";
     for (int i = 0; i < calls; ++i)
@@ -86,7 +84,7 @@ inline std::string run_through_a_crash(const Variant& variant, std::uint64_t see
     reference.forget_handles();
     tier->abandon();
     tier.reset();
-    const RecoveryReport report = TierCache::recover(config.cache_file);
+    const RecoveryReport report = TierCache::recover(run.config.cache_file);
     if (!report.journal_found) return when + "recovery found no journal";
     counts.written_home = report.lines_written_home;
     std::string wrong = reference.same_files("after the crash and recovery", true);
