@@ -7,13 +7,13 @@
 // directories hold the same files. The engines differ in what they exercise: eviction and
 // write-back under pressure, prefetching, the sequential bypass, runs of lines, O_DIRECT on a disk
 // file system, written bytes only, file ids handed out again, the idle files released, a journal
-// rewritten often. The same sequences also run from two threads at once, and up to a crash of the
-// engine's process, after which recovery must leave what the kernel's files hold.
+// rewritten often. The same sequences also run up to a crash of the engine's process, after which
+// recovery must leave what the kernel's files hold; and from two threads at once
+// (kernel_reference_threads_test.cpp).
 #include "kernel_reference_runs.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <thread>
 #include <unistd.h>
 
 namespace iosig::tier {
@@ -21,7 +21,6 @@ namespace {
 
 using test_support::Counter;
 using test_support::Devices;
-using test_support::KernelReference;
 using test_support::reference_seeds;
 using test_support::run_through_a_crash;
 using test_support::run_whole;
@@ -56,43 +55,6 @@ TEST_P(EngineAgainstTheKernel, EveryCallGivesWhatTheKernelsFilesGive) {
     }
     for (const Total& total : totals)
         EXPECT_GT(total.sum, 0u) << "the calls made no " << total.what;
-}
-
-// Two threads with files of their own make their sequences on one engine at once (the variants
-// whose file ids do not run out: an ENFILE open is told apart by the engine's file count, which
-// the other thread moves): every call still gives what the kernel gives, and so do the files after
-// it. Run under ThreadSanitizer too.
-class EngineAgainstTheKernelFromTwoThreads : public ::testing::TestWithParam<int> {};
-
-TEST_P(EngineAgainstTheKernelFromTwoThreads, EachThreadGetsWhatTheKernelsFilesGive) {
-    const Variant& variant = variants[GetParam()];
-    SCOPED_TRACE(variant.name);
-    const std::uint64_t seeds = reference_seeds(2);
-    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-        SCOPED_TRACE("seed " + std::to_string(seed));
-        ScratchDir dir(variant.on);
-        TierConfig config = small_config(dir);
-        variant.configure(config);
-        auto tier = TierCache::open(config);
-        KernelReference first(*tier, dir, config, seed, "0"),
-            second(*tier, dir, config, seed + 100, "1");
-        const auto run = [](KernelReference& reference) {
-            for (int i = 0; i < 1500; ++i)
-                if (std::string wrong = reference.step(i); !wrong.empty()) return wrong;
-            return reference.close_all();
-        };
-        std::string wrong_in_second;
-        std::thread other([&] { wrong_in_second = run(second); });
-        const std::string wrong_in_first = run(first);
-        other.join();
-        ASSERT_EQ(wrong_in_first, "");
-        ASSERT_EQ(wrong_in_second, "");
-        ASSERT_EQ(first.same_files("every handle closed"), "");
-        ASSERT_EQ(second.same_files("every handle closed"), "");
-        tier.reset();
-        ASSERT_EQ(first.same_files("the engine gone"), "");
-        ASSERT_EQ(second.same_files("the engine gone"), "");
-    }
 }
 
 // The engine's process crashes after a random number of the calls above (TierCache::abandon: no
@@ -251,8 +213,6 @@ INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernel,
                          ::testing::Range(0, static_cast<int>(std::size(variants))), variant_name);
 INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernelThroughACrash,
                          ::testing::Range(0, static_cast<int>(std::size(variants))), variant_name);
-INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernelFromTwoThreads,
-                         ::testing::Values(0, 1, 2, 4, 5), variant_name);
 
 } // namespace
 } // namespace iosig::tier
