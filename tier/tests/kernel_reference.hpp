@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@ public:
     // One random call, made both ways and compared. Returns "" or what differed.
     std::string step(int index) {
         step_ = index;
+        const DeviceFailures::Call call(failures_);
         const unsigned pick = rng_() % 100;
         if (pick < 10 || open_.empty()) return open();
         const std::size_t which = rng_() % open_.size();
@@ -72,8 +74,10 @@ public:
     }
 
     std::string close_all() {
-        while (!open_.empty())
+        while (!open_.empty()) {
+            const DeviceFailures::Call call(failures_);
             if (std::string wrong = close(open_.size() - 1); !wrong.empty()) return wrong;
+        }
         return "";
     }
 
@@ -93,8 +97,12 @@ public:
     // where the kernel's succeeds, or transfer fewer bytes; a write or truncate that fails may have
     // changed its range or the size as far as it asked, and the kernel's file is made to hold what
     // the engine then shows. Every other call still gives the kernel's result.
-    void fail_devices_at_syncs(std::shared_ptr<IoFaults> faults, std::set<FileRole> roles) {
+    // With another thread's reference on the same engine, both pass the same `gate`
+    // (DeviceFailures::share_windows).
+    void fail_devices_at_syncs(std::shared_ptr<IoFaults> faults, std::set<FileRole> roles,
+                               std::shared_ptr<std::shared_mutex> gate = nullptr) {
         failures_.arm(std::move(faults), std::move(roles));
+        if (gate) failures_.share_windows(std::move(gate));
     }
     // Files same_files passed over after a crash.
     std::uint64_t passed_over() const { return passed_over_; }
