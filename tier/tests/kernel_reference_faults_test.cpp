@@ -29,9 +29,9 @@ class EngineAgainstTheKernelWhileDevicesFail : public ::testing::TestWithParam<i
 TEST_P(EngineAgainstTheKernelWhileDevicesFail, OnlyTheCallsInAFailureFailAndNoByteIsLost) {
     const auto& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
-    const std::uint64_t seeds = reference_seeds(3);
+    const std::vector<std::uint64_t> seeds = reference_seeds(3);
     std::uint64_t failed = 0, writebacks = 0;
-    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    for (const std::uint64_t seed : seeds) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         RunCounts counts;
         ASSERT_EQ(run_whole(variant, seed, Devices::fail_now_and_then, counts), "");
@@ -53,9 +53,9 @@ TEST_P(EngineAgainstTheKernelWhileDevicesFailThroughACrash, RecoveryLeavesWhatTh
                         "(open_by_handle_at, CAP_DAC_READ_SEARCH), which the calls rename";
     const auto& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
-    const std::uint64_t seeds = reference_seeds(8);
+    const std::vector<std::uint64_t> seeds = reference_seeds(8);
     std::uint64_t failed = 0, written_home = 0, passed_over = 0;
-    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    for (const std::uint64_t seed : seeds) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         RunCounts counts;
         ASSERT_EQ(run_through_a_crash(variant, seed, Devices::fail_now_and_then, counts), "");
@@ -67,7 +67,7 @@ TEST_P(EngineAgainstTheKernelWhileDevicesFailThroughACrash, RecoveryLeavesWhatTh
     // are passed over.
     std::printf("[          ] %llu files passed over after the crashes\n",
                 static_cast<unsigned long long>(passed_over));
-    EXPECT_LT(passed_over * 10, seeds * test_support::reference_names)
+    EXPECT_LT(passed_over * 10, seeds.size() * test_support::reference_names)
         << "most crashes must leave every file compared";
     EXPECT_GT(failed, 0u) << "no call failed: the devices' failures reached nothing";
     EXPECT_GT(written_home, 0u) << "no crash left a dirty line for recovery";

@@ -135,7 +135,7 @@ TEST_P(EngineAgainstTheKernelFromTwoThreads, EachThreadGetsWhatTheKernelsFilesGi
     const Variant& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
     Counts counts;
-    for (std::uint64_t seed = 1; seed <= reference_seeds(2); ++seed) {
+    for (const std::uint64_t seed : reference_seeds(2)) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         ASSERT_EQ(run_whole(variant, seed, Devices::work, counts), "");
     }
@@ -148,7 +148,7 @@ TEST_P(EngineAgainstTheKernelFromTwoThreadsThroughACrash, RecoveryLeavesWhatTheK
     const Variant& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
     Counts counts;
-    for (std::uint64_t seed = 1; seed <= reference_seeds(4); ++seed) {
+    for (const std::uint64_t seed : reference_seeds(4)) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         ASSERT_EQ(run_through_a_crash(variant, seed, Devices::work, counts), "");
     }
@@ -164,7 +164,7 @@ TEST_P(EngineAgainstTheKernelFromTwoThreadsWhileDevicesFail,
     const Variant& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
     Counts counts;
-    for (std::uint64_t seed = 1; seed <= reference_seeds(2); ++seed) {
+    for (const std::uint64_t seed : reference_seeds(2)) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         ASSERT_EQ(run_whole(variant, seed, Devices::fail_now_and_then, counts), "");
     }
@@ -180,14 +180,14 @@ TEST_P(EngineAgainstTheKernelFromTwoThreadsWhileDevicesFailThroughACrash,
     const Variant& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
     Counts counts;
-    const std::uint64_t seeds = reference_seeds(4);
-    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const std::vector<std::uint64_t> seeds = reference_seeds(4);
+    for (const std::uint64_t seed : seeds) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         ASSERT_EQ(run_through_a_crash(variant, seed, Devices::fail_now_and_then, counts), "");
     }
     std::printf("[          ] %llu files passed over after the crashes\n",
                 static_cast<unsigned long long>(counts.passed_over));
-    EXPECT_LT(counts.passed_over * 10, seeds * 2 * test_support::reference_names)
+    EXPECT_LT(counts.passed_over * 10, seeds.size() * 2 * test_support::reference_names)
         << "most crashes must leave every file compared";
     EXPECT_GT(counts.calls_failed, 0u) << "no call failed: the devices' failures reached nothing";
     EXPECT_GT(counts.written_home, 0u) << "no crash left a dirty line for recovery";

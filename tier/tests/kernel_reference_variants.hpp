@@ -87,10 +87,16 @@ inline const Variant variants[] = {
      {{"journal rewrites", &TierStats::journal_rewrites}}},
 };
 
-// How many seeds a test runs: IOSIG_REFERENCE_SEEDS=N runs seeds 1..N, to hunt further.
-inline std::uint64_t reference_seeds(std::uint64_t by_default) {
-    const char* wanted = std::getenv("IOSIG_REFERENCE_SEEDS");
-    return wanted ? std::strtoull(wanted, nullptr, 10) : by_default;
+// The seeds a test runs: 1..by_default; IOSIG_REFERENCE_SEEDS=N runs N of them, to hunt further,
+// and IOSIG_REFERENCE_FIRST_SEED=S starts at S (to make one seed again: both, N=1).
+inline std::vector<std::uint64_t> reference_seeds(std::uint64_t by_default) {
+    const char* count = std::getenv("IOSIG_REFERENCE_SEEDS");
+    const char* first = std::getenv("IOSIG_REFERENCE_FIRST_SEED");
+    const std::uint64_t from = first ? std::strtoull(first, nullptr, 10) : 1;
+    std::vector<std::uint64_t> seeds(count ? std::strtoull(count, nullptr, 10) : by_default);
+    for (std::size_t i = 0; i < seeds.size(); ++i)
+        seeds[i] = from + i;
+    return seeds;
 }
 
 inline std::string variant_name(const ::testing::TestParamInfo<int>& info) {
