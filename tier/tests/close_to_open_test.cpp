@@ -179,6 +179,50 @@ std::string opens_of_a_held_file_end_as_open2_does(const ScratchDir& dir) {
     return "";
 }
 
+// A close that begins while the flusher is writing the file's only dirty line home waits for that
+// write-back; the journal refuses the line's CLEAN record then (one failed write, a transient
+// error) and takes records again by the time the write-back is done. The close succeeds, so the
+// file must be settled: another program then appends to it, and the next open sees the new size
+// and bytes. Before session 44 the close left the line dirty for want of its record, the file
+// unsettled, and the next open served the old size.
+TEST(CloseToOpen, AFileClosedDuringAWriteBackWhoseCleanRecordFailedIsReadAfresh) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    write_file(path, pattern(line, 30));
+    TierConfig config = small_config(dir);
+    config.writeback_delay = 0.002;
+    config.faults = std::make_shared<IoFaults>();
+    auto tier = TierCache::open(config);
+    int h = tier->open_file(path, O_RDWR);
+    ASSERT_GE(h, 0);
+    const std::vector<char> written = pattern(line, 31);
+    // The write-back of line 0 stops at the home file's sync, before its CLEAN record.
+    config.faults->hold_syncs(FileRole::home);
+    ASSERT_EQ(tier->pwrite(h, written.data(), line, 0), static_cast<ssize_t>(line));
+    for (int i = 0; i < 10'000 && config.faults->syncs(FileRole::home) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_GT(config.faults->syncs(FileRole::home), 0u) << "the flusher never wrote line 0 back";
+    config.faults->fail_one_write(1, {FileRole::journal}); // the CLEAN record
+    int closed = 1;
+    std::thread close([&] { closed = tier->close(h); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the close waits for line 0
+    config.faults->let_syncs_go();
+    close.join();
+    EXPECT_EQ(config.faults->injected_failures(), 1u) << "the CLEAN record was not refused";
+    ASSERT_EQ(closed, 0);
+    EXPECT_EQ(read_file(path), written);
+
+    const std::vector<char> appended = pattern(line, 32);
+    write_outside(path, appended, line);
+    std::vector<char> expected = written;
+    expected.insert(expected.end(), appended.begin(), appended.end());
+    h = tier->open_file(path, O_RDONLY);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(tier->file_size(h), static_cast<off_t>(2 * line));
+    EXPECT_EQ(read_through(*tier, h, 3 * line), expected);
+    ASSERT_EQ(tier->close(h), 0);
+}
+
 // The engine answers an open of a file it holds without open(2) (an idle file's descriptor, or
 // another handle's): that open checks the caller's access to the file as open(2) would (before
 // session 34 a file made read-only after its last close still opened for writing, through the

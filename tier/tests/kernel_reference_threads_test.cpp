@@ -48,8 +48,10 @@ struct TwoThreadRun {
     // `close_all`): "" or what differed first, in the first reference, then the second.
     std::string make_calls(int first_calls, int second_calls, bool close_all) {
         const auto run = [close_all](KernelReference& reference, int calls) {
-            for (int i = 0; i < calls; ++i)
+            for (int i = 0; i < calls; ++i) {
                 if (std::string wrong = reference.step(i); !wrong.empty()) return wrong;
+                if (std::string wrong = reference.sizes_agree(); !wrong.empty()) return wrong;
+            }
             return close_all ? reference.close_all() : std::string();
         };
         std::string wrong_in_second;
