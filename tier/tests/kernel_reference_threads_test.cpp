@@ -77,9 +77,10 @@ struct TwoThreadRun {
 
 // What the runs of one engine counted, over its seeds.
 struct Counts {
-    std::uint64_t calls_failed = 0; // in both threads, by the devices' failures
-    std::uint64_t written_home = 0; // lines recovery wrote home
-    std::uint64_t passed_over = 0;  // files not compared after a crash (KernelReference)
+    std::uint64_t calls_failed = 0;   // in both threads, by the devices' failures
+    std::uint64_t written_home = 0;   // lines recovery wrote home
+    bool writes_back_at_once = false; // the engine's write-back delay is 0
+    std::uint64_t passed_over = 0;    // files not compared after a crash (KernelReference)
 };
 
 // 1,500 calls in each thread and every handle closed (and, where the devices failed, a flush_all
@@ -123,9 +124,20 @@ std::string run_through_a_crash(const Variant& variant, std::uint64_t seed, Devi
     const RecoveryReport report = TierCache::recover(run.config.cache_file);
     if (!report.journal_found) return when + "recovery found no journal";
     counts.written_home += report.lines_written_home;
+    counts.writes_back_at_once = run.config.writeback_delay == 0;
     const std::string wrong = run.same_files("after the crash and recovery", true);
     counts.passed_over += run.first->passed_over() + run.second->passed_over();
     return wrong.empty() ? "" : when + wrong;
+}
+
+// Recovery must have had work in some crash, unless the engine writes every line back at once:
+// there the flusher often has every line home before the crash (under ThreadSanitizer 1-6 lines
+// over 8 seeds), and a run without any would fail for its timing alone.
+void expect_recovery_had_work(const Counts& counts) {
+    if (counts.writes_back_at_once && counts.written_home == 0)
+        std::printf("[          ] no crash left a dirty line: the engine writes back at once\n");
+    else
+        EXPECT_GT(counts.written_home, 0u) << "no crash left a dirty line for recovery";
 }
 
 const char* const needs_root = "needs root: recovery finds a renamed file by its handle "
@@ -150,12 +162,12 @@ TEST_P(EngineAgainstTheKernelFromTwoThreadsThroughACrash, RecoveryLeavesWhatTheK
     const Variant& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
     Counts counts;
-    for (const std::uint64_t seed : reference_seeds(4)) {
+    for (const std::uint64_t seed : reference_seeds(8)) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         ASSERT_EQ(run_through_a_crash(variant, seed, Devices::work, counts), "");
     }
     EXPECT_EQ(counts.passed_over, 0u); // no call failed
-    EXPECT_GT(counts.written_home, 0u) << "no crash left a dirty line for recovery";
+    expect_recovery_had_work(counts);
 }
 
 class EngineAgainstTheKernelFromTwoThreadsWhileDevicesFail : public ::testing::TestWithParam<int> {
@@ -182,17 +194,18 @@ TEST_P(EngineAgainstTheKernelFromTwoThreadsWhileDevicesFailThroughACrash,
     const Variant& variant = variants[GetParam()];
     SCOPED_TRACE(variant.name);
     Counts counts;
-    const std::vector<std::uint64_t> seeds = reference_seeds(4);
+    const std::vector<std::uint64_t> seeds = reference_seeds(8);
     for (const std::uint64_t seed : seeds) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         ASSERT_EQ(run_through_a_crash(variant, seed, Devices::fail_now_and_then, counts), "");
     }
-    std::printf("[          ] %llu files passed over after the crashes\n",
-                static_cast<unsigned long long>(counts.passed_over));
+    std::printf("[          ] %llu files passed over after the crashes, %llu lines written home\n",
+                static_cast<unsigned long long>(counts.passed_over),
+                static_cast<unsigned long long>(counts.written_home));
     EXPECT_LT(counts.passed_over * 10, seeds.size() * 2 * test_support::reference_names)
         << "most crashes must leave every file compared";
     EXPECT_GT(counts.calls_failed, 0u) << "no call failed: the devices' failures reached nothing";
-    EXPECT_GT(counts.written_home, 0u) << "no crash left a dirty line for recovery";
+    expect_recovery_had_work(counts);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineAgainstTheKernelFromTwoThreads,
