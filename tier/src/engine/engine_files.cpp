@@ -243,13 +243,16 @@ int Engine::close(int handle) {
     Handle* h = nullptr;
     HomeFile* file = file_of(handle, &h);
     if (file == nullptr) return -EBADF;
-    int flushed = abandoned_ ? -EIO : flush_file(file->id, false);
+    const int flushed = abandoned_ ? -EIO : flush_file(file->id, false);
     // A line whose write-back was under way when the close began, and whose CLEAN record the
     // journal refused then, is home but still dirty: its record is tried once more, as the file
-    // settles only with every line clean. Before session 44 such a close succeeded and left the
-    // file unsettled, and the next open, after another program had changed the file, served the
-    // old size and bytes (found by EngineAgainstTheKernelFromTwoThreadsWhileDevicesFail).
-    if (flushed == 0) flushed = record_lines_home(file->id);
+    // settles only with every line clean. Before session 44 such a close left the file unsettled
+    // after a transient refusal, and the next open, after another program had changed the file,
+    // served the old size and bytes (found by
+    // EngineAgainstTheKernelFromTwoThreadsWhileDevicesFail). A journal that still refuses (its
+    // device full) fails no close: the bytes are home, and the file settles once the flusher has
+    // the records in (settle_failed_closes).
+    if (flushed == 0) record_lines_home(file->id);
     std::unique_lock lock(files_mutex_);
     --file->handles;
     handles_.erase(handle);

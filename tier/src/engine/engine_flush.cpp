@@ -93,15 +93,12 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
     return sync_journal_for(*file);
 }
 
-int Engine::record_lines_home(std::uint32_t file_id) {
+void Engine::record_lines_home(std::uint32_t file_id) {
     std::lock_guard lock(mutex_);
-    int result = 0;
     for_each_dirty_locked([&](Slot s, const LineMeta& m) {
-        if (m.file == file_id && m.flushed_generation >= m.generation && !m.flushing &&
-            record_clean_locked(s) < 0)
-            result = -EIO;
+        if (m.file == file_id && m.flushed_generation >= m.generation && !m.flushing)
+            (void)record_clean_locked(s);
     });
-    return result;
 }
 
 // Bytes written home past the cache are durable once the home file is synced, but a slot the line

@@ -212,8 +212,8 @@ private:
     // --- engine_flush.cpp
     int flush_file(std::uint32_t file, bool sync_home);
     // The CLEAN records of the file's lines that are home but still dirty for want of one (the
-    // journal refused it at their write-back): -EIO while the journal refuses one.
-    int record_lines_home(std::uint32_t file);
+    // journal refused it at their write-back), tried once more.
+    void record_lines_home(std::uint32_t file);
     // The journal synced where the file's writes past the cache or a truncate need it
     // (HomeFile::journal_sync_at_fsync): by its fsync, and before its release.
     int sync_journal_for(HomeFile& file);
