@@ -6,6 +6,7 @@
 #include "kernel_reference_variants.hpp"
 
 #include <random>
+#include <set>
 #include <string>
 
 namespace iosig::tier::test_support {
@@ -20,20 +21,30 @@ struct RunCounts {
     std::uint64_t passed_over = 0;  // files compared after the crash: KernelReference::same_files
 };
 
+// The device roles that fail now and then (Devices::fail_now_and_then).
+inline const std::set<FileRole> failing_roles = {FileRole::home, FileRole::journal,
+                                                 FileRole::cache};
+
+// The configuration of `variant`'s engine in `dir`, with faults to inject when its devices fail
+// now and then. `every_line_dirty`: so that a crash leaves more of them for recovery.
+inline TierConfig reference_config(const ScratchDir& dir, const Variant& variant, Devices devices,
+                                   bool every_line_dirty) {
+    TierConfig config = small_config(dir);
+    variant.configure(config);
+    if (every_line_dirty) config.max_dirty_lines = config.cache_size / config.line_size;
+    if (devices == Devices::fail_now_and_then) config.faults = IoFaults::without_power_cuts();
+    return config;
+}
+
 // The engine of `variant` (with every device role failing now and then, or none) and the
 // reference on it.
 struct ReferenceRun {
-    // `every_line_dirty`: so that a crash leaves more of them for recovery.
     ReferenceRun(const Variant& variant, std::uint64_t seed, Devices devices, bool every_line_dirty)
-        : dir(variant.on), config(small_config(dir)) {
-        variant.configure(config);
-        if (every_line_dirty) config.max_dirty_lines = config.cache_size / config.line_size;
-        if (devices == Devices::fail_now_and_then) config.faults = IoFaults::without_power_cuts();
+        : dir(variant.on), config(reference_config(dir, variant, devices, every_line_dirty)) {
         tier = TierCache::open(config);
         reference = std::make_unique<KernelReference>(*tier, dir, config, seed);
         if (devices == Devices::fail_now_and_then)
-            reference->fail_devices_at_syncs(config.faults,
-                                             {FileRole::home, FileRole::journal, FileRole::cache});
+            reference->fail_devices_at_syncs(config.faults, failing_roles);
     }
     ScratchDir dir;
     TierConfig config;

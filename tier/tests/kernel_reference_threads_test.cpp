@@ -18,30 +18,26 @@ namespace iosig::tier {
 namespace {
 
 using test_support::Devices;
+using test_support::failing_roles;
 using test_support::KernelReference;
+using test_support::reference_config;
 using test_support::reference_seeds;
 using test_support::ScratchDir;
-using test_support::small_config;
 using test_support::Variant;
 using test_support::variant_name;
 using test_support::variants;
 
 // One engine of `variant` and a reference for each thread, in directories of their own.
 struct TwoThreadRun {
-    // `every_line_dirty`: so that a crash leaves more of them for recovery.
     TwoThreadRun(const Variant& variant, std::uint64_t seed, Devices devices, bool every_line_dirty)
-        : dir(variant.on), config(small_config(dir)) {
-        variant.configure(config);
-        if (every_line_dirty) config.max_dirty_lines = config.cache_size / config.line_size;
-        if (devices == Devices::fail_now_and_then) config.faults = IoFaults::without_power_cuts();
+        : dir(variant.on), config(reference_config(dir, variant, devices, every_line_dirty)) {
         tier = TierCache::open(config);
         first = std::make_unique<KernelReference>(*tier, dir, config, seed, "0");
         second = std::make_unique<KernelReference>(*tier, dir, config, seed + 100, "1");
         if (devices == Devices::fail_now_and_then) {
             const auto gate = std::make_shared<std::shared_mutex>();
             for (KernelReference* reference : {first.get(), second.get()})
-                reference->fail_devices_at_syncs(
-                    config.faults, {FileRole::home, FileRole::journal, FileRole::cache}, gate);
+                reference->fail_devices_at_syncs(config.faults, failing_roles, gate);
         }
     }
     // Each reference makes its `calls` on a thread of its own (then closes every handle, if
