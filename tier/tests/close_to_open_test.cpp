@@ -223,6 +223,47 @@ TEST(CloseToOpen, AFileClosedDuringAWriteBackWhoseCleanRecordFailedIsReadAfresh)
     ASSERT_EQ(tier->close(h), 0);
 }
 
+// The journal refuses every record from the write on: the flusher writes line 0 home, but its
+// CLEAN record is refused, and the line stays dirty in the engine. The close succeeds (the bytes
+// are home) and settles the file all the same; another program then rewrites line 0 and appends
+// line 1, and the next open reads both as they are now, not the cached line 0. Before session 44
+// the file stayed unsettled until the journal took the record, and the open served the old size
+// and line 0's old bytes.
+TEST(CloseToOpen, AFileClosedWhileTheJournalRefusesCleanRecordsIsReadAfresh) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    write_file(path, pattern(line, 40));
+    TierConfig config = small_config(dir);
+    config.writeback_delay = 0.002;
+    config.faults = std::make_shared<IoFaults>();
+    auto tier = TierCache::open(config);
+    int h = tier->open_file(path, O_RDWR);
+    ASSERT_GE(h, 0);
+    const std::vector<char> written = pattern(line, 41);
+    ASSERT_EQ(tier->pwrite(h, written.data(), line, 0), static_cast<ssize_t>(line));
+    config.faults->fail_now({FileRole::journal});
+    for (int i = 0; i < 10'000 && tier->stats().writebacks == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_EQ(tier->stats().writebacks, 1u) << "the flusher never wrote line 0 home";
+    ASSERT_EQ(tier->stats().dirty_lines, 1u) << "the journal took the CLEAN record";
+    ASSERT_EQ(tier->close(h), 0);
+    EXPECT_EQ(read_file(path), written);
+
+    const std::vector<char> rewritten = pattern(line, 42), appended = pattern(line, 43);
+    write_outside(path, rewritten, 0);
+    write_outside(path, appended, line);
+    std::vector<char> expected = rewritten;
+    expected.insert(expected.end(), appended.begin(), appended.end());
+    h = tier->open_file(path, O_RDONLY);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(tier->file_size(h), static_cast<off_t>(2 * line));
+    EXPECT_EQ(read_through(*tier, h, 3 * line), expected);
+    ASSERT_EQ(tier->close(h), 0);
+    config.faults->clear_failures();
+    EXPECT_EQ(tier->flush_all(), 0);
+    EXPECT_EQ(read_file(path), expected);
+}
+
 // The engine answers an open of a file it holds without open(2) (an idle file's descriptor, or
 // another handle's): that open checks the caller's access to the file as open(2) would (before
 // session 34 a file made read-only after its last close still opened for writing, through the

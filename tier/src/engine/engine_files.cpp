@@ -273,7 +273,7 @@ bool Engine::settle_closed_locked(HomeFile& file, bool lines_home) {
     bool settled = lines_home && file.io->status(status) == 0;
     if (settled) {
         std::lock_guard table(mutex_);
-        settled = !has_dirty_lines_locked(file.id);
+        settled = !has_lines_not_home_locked(file.id);
     }
     if (!settled && !file.close_unsettled) {
         file.close_unsettled = true;
@@ -308,24 +308,36 @@ off_t Engine::file_size(int handle) {
     return file->size;
 }
 
-bool Engine::has_dirty_lines_locked(std::uint32_t file_id) {
-    bool dirty = false;
-    for_each_dirty_locked([&](Slot, const LineMeta& m) { dirty = dirty || m.file == file_id; });
-    return dirty;
+bool Engine::has_lines_not_home_locked(std::uint32_t file_id) {
+    bool not_home = false;
+    for_each_dirty_locked([&](Slot, const LineMeta& m) {
+        not_home = not_home || (m.file == file_id && !home_unrecorded(m));
+    });
+    return not_home;
 }
 
-// As a truncate to 0 does in the engine (truncate_locked), without touching the home file or the
-// journal: clean lines need no record to leave, and a dirty line, which no close left behind (the
-// caller found every line home at the last close), would stay. No range is held: no handle of the
-// file was open, and those opened meanwhile wait for `forgetting` to end (or, for a deleted file,
-// can only be opened through another process's descriptor, and read its bytes from home).
+// As a truncate to 0 does in the engine (truncate_locked), without touching the home file: clean
+// lines need no record to leave, and a dirty line whose bytes are home already (its CLEAN record
+// refused, home_unrecorded) leaves as cut_lines_locked lets one go, its slot set aside while the
+// journal refuses the record. A line not home, which no settled close left behind (the caller
+// found every line home at the last close), would stay. No range is held: no handle of the file
+// was open, and those opened meanwhile wait for `forgetting` to end (or, for a deleted file, can
+// only be opened through another process's descriptor, and read its bytes from home).
 void Engine::forget_lines(HomeFile& file, std::optional<std::int64_t> size) {
     const std::vector<Slot> slots = hold_lines_from(file, 0);
     {
         std::lock_guard lock(mutex_);
         for (const Slot s : slots) {
-            const LineMeta& m = meta_[s];
-            if (m.valid && m.file == file.id && !m.dirty) drop_line_locked(s);
+            LineMeta& m = meta_[s];
+            if (!m.valid || m.file != file.id) continue;
+            if (m.dirty && home_unrecorded(m)) {
+                m.dirty = false;
+                dirty_parts_.erase(s);
+                --dirty_count_;
+                const std::int64_t clean = journal_->append_clean(s);
+                m.clean_record = clean > 0 ? clean : Journal::never_appended;
+            }
+            if (!m.dirty) drop_line_locked(s);
         }
         if (size) {
             file.size = file.home_size = *size;

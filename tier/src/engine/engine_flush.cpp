@@ -96,8 +96,7 @@ int Engine::flush_file(std::uint32_t file_id, bool sync_home) {
 void Engine::record_lines_home(std::uint32_t file_id) {
     std::lock_guard lock(mutex_);
     for_each_dirty_locked([&](Slot s, const LineMeta& m) {
-        if (m.file == file_id && m.flushed_generation >= m.generation && !m.flushing)
-            (void)record_clean_locked(s);
+        if (m.file == file_id && home_unrecorded(m)) (void)record_clean_locked(s);
     });
 }
 

@@ -196,8 +196,13 @@ private:
     int finish_cut_locked(HomeFile& file); // with the file's append_mutex held
 
     // --- engine_files.cpp (also open_file, close)
-    // Whether any line of the file is dirty (mutex_ held).
-    bool has_dirty_lines_locked(std::uint32_t file_id);
+    // A dirty line whose bytes are home: only its CLEAN record is missing (the journal refused
+    // it), and no write-back of it is under way.
+    static bool home_unrecorded(const LineMeta& m) {
+        return m.flushed_generation >= m.generation && !m.flushing;
+    }
+    // Whether a dirty line of the file is not home_unrecorded (mutex_ held).
+    bool has_lines_not_home_locked(std::uint32_t file_id);
     // Drops the file's clean lines. With `size` (another program changed the file while no handle
     // was open), takes it as the file's size and ends its `forgetting`, which the caller set;
     // without (a deleted file's release), changes nothing else.
