@@ -203,10 +203,10 @@ private:
     }
     // Whether a dirty line of the file is not home_unrecorded (mutex_ held).
     bool has_lines_not_home_locked(std::uint32_t file_id);
-    // Drops the file's clean lines, and its dirty ones whose bytes are home (home_unrecorded). With
-    // `size` (another program changed the file while no handle
-    // was open), takes it as the file's size and ends its `forgetting`, which the caller set;
-    // without (a deleted file's release), changes nothing else.
+    // Drops the file's clean lines, and its dirty ones whose bytes are home (home_unrecorded).
+    // With `size` (another program changed the file while no handle was open), takes it as the
+    // file's size and ends its `forgetting`, which the caller set; without (a deleted file's
+    // release), changes nothing else.
     void forget_lines(HomeFile& file, std::optional<std::int64_t> size);
 
     // --- engine_writeback.cpp
