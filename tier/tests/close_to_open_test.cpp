@@ -29,6 +29,16 @@ using test_support::write_outside;
 
 constexpr std::size_t line = 4096;
 
+// The next open of `path` (read-only) finds the file as `expected`: its size, and its bytes.
+void expect_next_open_finds(TierCache& tier, const std::filesystem::path& path,
+                            const std::vector<char>& expected) {
+    const int h = tier.open_file(path, O_RDONLY);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(tier.file_size(h), static_cast<off_t>(expected.size()));
+    EXPECT_EQ(read_through(tier, h, expected.size() + line), expected);
+    ASSERT_EQ(tier.close(h), 0);
+}
+
 // Two lines cached and closed; another program rewrites line 0 and appends a third line. The next
 // open reads all three lines as they are now (before session 32: line 0's old bytes, and nothing
 // past the old end).
@@ -51,11 +61,7 @@ TEST(CloseToOpen, AFileChangedWhileNoHandleWasOpenIsReadAfresh) {
     expected.insert(expected.end(), original.begin() + line, original.end());
     expected.insert(expected.end(), appended.begin(), appended.end());
 
-    h = tier->open_file(path, O_RDONLY);
-    ASSERT_GE(h, 0);
-    EXPECT_EQ(tier->file_size(h), static_cast<off_t>(3 * line));
-    EXPECT_EQ(read_through(*tier, h, 4 * line), expected);
-    ASSERT_EQ(tier->close(h), 0);
+    expect_next_open_finds(*tier, path, expected);
 }
 
 // A file another program cut shorter: the next open ends where the file does now.
@@ -216,11 +222,7 @@ TEST(CloseToOpen, AFileClosedDuringAWriteBackWhoseCleanRecordFailedIsReadAfresh)
     write_outside(path, appended, line);
     std::vector<char> expected = written;
     expected.insert(expected.end(), appended.begin(), appended.end());
-    h = tier->open_file(path, O_RDONLY);
-    ASSERT_GE(h, 0);
-    EXPECT_EQ(tier->file_size(h), static_cast<off_t>(2 * line));
-    EXPECT_EQ(read_through(*tier, h, 3 * line), expected);
-    ASSERT_EQ(tier->close(h), 0);
+    expect_next_open_finds(*tier, path, expected);
 }
 
 // The journal refuses every record from the write on: the flusher writes line 0 home, but its
@@ -254,11 +256,7 @@ TEST(CloseToOpen, AFileClosedWhileTheJournalRefusesCleanRecordsIsReadAfresh) {
     write_outside(path, appended, line);
     std::vector<char> expected = rewritten;
     expected.insert(expected.end(), appended.begin(), appended.end());
-    h = tier->open_file(path, O_RDONLY);
-    ASSERT_GE(h, 0);
-    EXPECT_EQ(tier->file_size(h), static_cast<off_t>(2 * line));
-    EXPECT_EQ(read_through(*tier, h, 3 * line), expected);
-    ASSERT_EQ(tier->close(h), 0);
+    expect_next_open_finds(*tier, path, expected);
     config.faults->clear_failures();
     EXPECT_EQ(tier->flush_all(), 0);
     EXPECT_EQ(read_file(path), expected);
