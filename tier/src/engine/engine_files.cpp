@@ -245,13 +245,11 @@ int Engine::close(int handle) {
     if (file == nullptr) return -EBADF;
     const int flushed = abandoned_ ? -EIO : flush_file(file->id, false);
     // A line whose write-back was under way when the close began, and whose CLEAN record the
-    // journal refused then, is home but still dirty: its record is tried once more, as the file
-    // settles only with every line clean. Before session 44 such a close left the file unsettled
-    // after a transient refusal, and the next open, after another program had changed the file,
-    // served the old size and bytes (found by
-    // EngineAgainstTheKernelFromTwoThreadsWhileDevicesFail). A journal that still refuses (its
-    // device full) fails no close: the bytes are home, and the file settles once the flusher has
-    // the records in (settle_failed_closes).
+    // journal refused then, is home but still dirty: its record is tried once more. The file
+    // settles either way (such a line counts as home: home_unrecorded), but until the record is
+    // in, the journal lists the line dirty, and a crash would make recovery write it home again
+    // over a change another program makes after this close. A journal that still refuses (its
+    // device full) fails no close: the bytes are home.
     if (flushed == 0) record_lines_home(file->id);
     std::unique_lock lock(files_mutex_);
     --file->handles;
