@@ -8,8 +8,10 @@
 #include "engine_fixture.hpp"
 #include "failing_device.hpp" // slice
 
+#include <chrono>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <thread>
 
 namespace iosig::tier {
 namespace {
@@ -20,6 +22,7 @@ using test_support::ScratchDir;
 using test_support::slice;
 using test_support::small_config;
 using test_support::write_file;
+using test_support::write_outside;
 
 constexpr std::size_t line = 4096;
 
@@ -98,6 +101,46 @@ TEST(RefusedRecordCrash, ATruncateThatGrowsTheFileAndFailedAtHomeIsMadeByRecover
     const std::vector<char> home = t.home_after_crash();
     ASSERT_EQ(home.size(), 5 * line);
     EXPECT_EQ(slice(home, 2 * line + 100, 3 * line - 100), std::vector<char>(3 * line - 100, 0));
+}
+
+// A close that begins while the flusher writes the file's only dirty line home waits for it; the
+// journal refuses that line's CLEAN record (one failed write) and the close records it once more
+// before it returns. Then another program rewrites the line, and the process crashes before the
+// flusher's next pass (a second away: the write-back came from the dirty bound, not from age).
+// Recovery must leave the other program's bytes alone. Without the close's second try the
+// journal still listed the line dirty, and recovery wrote the closed file's old bytes over them.
+TEST(RefusedRecordCrash, ALineTheCloseRecordedCleanIsNotWrittenHomeAgainAfterACrash) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    write_file(path, pattern(line, 50));
+    TierConfig config = small_config(dir, 4);
+    config.max_dirty_lines = 1; // one dirty line is pressure: write-back at the next tick
+    config.faults = IoFaults::without_power_cuts();
+    auto tier = TierCache::open(config);
+    const int h = tier->open_file(path, O_RDWR);
+    ASSERT_GE(h, 0);
+    config.faults->hold_syncs(FileRole::home); // the write-back stops before its CLEAN record
+    const std::vector<char> written = pattern(line, 51);
+    ASSERT_EQ(tier->pwrite(h, written.data(), line, 0), static_cast<ssize_t>(line));
+    for (int i = 0; i < 10'000 && config.faults->syncs(FileRole::home) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_GT(config.faults->syncs(FileRole::home), 0u) << "the flusher never wrote line 0 back";
+    config.faults->fail_one_write(1, {FileRole::journal}); // the CLEAN record
+    int closed = 1;
+    std::thread close([&] { closed = tier->close(h); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the close waits for line 0
+    config.faults->let_syncs_go();
+    close.join();
+    ASSERT_EQ(config.faults->injected_failures(), 1u) << "the CLEAN record was not refused";
+    ASSERT_EQ(closed, 0);
+    ASSERT_EQ(read_file(path), written);
+
+    const std::vector<char> rewritten = pattern(line, 52);
+    write_outside(path, rewritten, 0);
+    tier->abandon();
+    tier.reset();
+    (void)TierCache::recover(config.cache_file);
+    EXPECT_EQ(read_file(path), rewritten);
 }
 
 } // namespace
