@@ -248,8 +248,8 @@ int Engine::close(int handle) {
     // journal refused then, is home but still dirty: its record is tried once more. The file
     // settles either way (such a line counts as home: home_unrecorded), but until the record is
     // in, the journal lists the line dirty, and a crash would make recovery write it home again
-    // over a change another program makes after this close. A journal that still refuses (its
-    // device full) fails no close: the bytes are home.
+    // over a change another program makes after this close (RefusedRecordCrash.*). A journal
+    // that still refuses (its device full) fails no close: the bytes are home.
     if (flushed == 0) record_lines_home(file->id);
     std::unique_lock lock(files_mutex_);
     --file->handles;
