@@ -220,7 +220,11 @@ private:
         if (open_.size() >= 8) return close(rng_() % open_.size());
         const int n = static_cast<int>(rng_() % reference_names);
         const int flags = flag_choices[rng_() % std::size(flag_choices)];
+        // An open that cuts a file writes it: devices may fail then as for a truncate.
+        const std::optional<ino_t> cut = flags & O_TRUNC ? kernel_file_at(n) : std::nullopt;
+        const bool failing = cut && failures_.start(rng_, true);
         const int handle = tier_.open_file(engine_dir_ / name(n), flags, 0644);
+        if (failures_.end(failing, handle == -EIO)) return failed_cutting_open(n);
         const int fd = static_cast<int>(
             kernel_result(::open((kernel_dir_ / name(n)).c_str(), flags | O_CLOEXEC, 0644)));
         if (handle == -ENFILE && file_ids_ > 0 && tier_.stats().home_files >= file_ids_) {
@@ -246,6 +250,28 @@ private:
         ::fstat(fd, &st);
         open_.push_back({handle, fd, flags, st.st_ino});
         return "";
+    }
+
+    // An open that cuts the file failed while devices failed. As a failed ftruncate, it has cut
+    // the file in the engine or not: the engine's size, seen through a read-only handle once the
+    // devices work, must be 0 or what it was, and the kernel's file (not opened) is made to match.
+    std::string failed_cutting_open(int n) {
+        const auto engine = engine_dir_ / name(n), kernel = kernel_dir_ / name(n);
+        const long long before = size_at(kernel);
+        long long after = -1;
+        if (const int h = tier_.open_file(engine, O_RDONLY); h >= 0) {
+            after = tier_.file_size(h);
+            if (const int e = tier_.close(h); e != 0)
+                return fmt("close of %s after a failed cutting open gave %d", name(n).c_str(), e);
+        } else if (h == -ENFILE) { // every id is taken, so the engine holds nothing of this file
+            after = size_at(engine);
+        } else {
+            return fmt("open(%s) after a failed cutting open gave %d", name(n).c_str(), h);
+        }
+        if (after != before && after != 0)
+            return fmt("a cutting open of %s failed and left the size %lld (was %lld)",
+                       name(n).c_str(), after, before);
+        return ::truncate(kernel.c_str(), after) == 0 ? "" : fmt("the kernel's truncate failed");
     }
 
     std::string close(std::size_t which) {
