@@ -17,10 +17,10 @@ CompletionTime completion_time(const std::vector<ProcessLoad>& processes, const 
         throw std::invalid_argument("service rates must be > 0");
     CompletionTime t;
     for (const ProcessLoad& p : processes) {
-        const double hit = p.hit_seconds
-                               ? *p.hit_seconds
-                               : static_cast<double>(p.reads) / rates.tier1_read +
-                                     static_cast<double>(p.writes) / rates.tier1_write; // Eq. 1
+        const double hit = (p.hit_seconds ? *p.hit_seconds
+                                          : static_cast<double>(p.reads) / rates.tier1_read +
+                                                static_cast<double>(p.writes) / rates.tier1_write) +
+                           static_cast<double>(p.fills) / rates.tier1_write; // Eq. 1
         const double fetch = p.fetch_seconds
                                  ? *p.fetch_seconds
                                  : static_cast<double>(p.tier2_reads) / rates.tier2_read;

@@ -57,6 +57,11 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
         throw std::invalid_argument("one bypass read count and byte count per request");
     // Every line a request touches is served by tier 1 (n_i,r and n_i,w count line references).
     ProcessLoad load{0, 0, tier2_reads, 0, std::nullopt};
+    // Every line tier 2 reads is written into tier 1 once: a demand fill before its request is
+    // served, a prefetched line when a request takes it from the prefetch buffer (one never taken
+    // is not, so this counts high by the prefetches wasted).
+    load.fills = tier2_reads;
+    const double fill_write = 1 / rates.tier1_write; // a whole line
     // With fill runs known: the demand fills' time, request by request; the rest of tier2_reads
     // (prefetches) one read per line.
     double demand_fetch = 0;
@@ -93,8 +98,10 @@ TierPrediction predict_tier_time(const Trace& trace, std::uint64_t tier2_reads,
                 ios += (*bypass.request_ios)[i];
                 bytes += static_cast<double>((*bypass.request_bytes)[i]);
             }
-            pace.push_back({tier1, fetch, ios, bytes});
-            clock += tier1 + fetch;
+            // The request's fills write their lines into tier 1 before it is served.
+            const double filled = tier1 + (*request_fills)[i] * fill_write;
+            pace.push_back({filled, fetch, ios, bytes});
+            clock += filled + fetch;
         }
     }
     if (request_fill_reads) {

@@ -212,7 +212,8 @@ TEST(FillRuns, TheModelChargesOneIoPerRun) {
         predict_tier_time(trace, 16, rates, writeback, &fills, &sixteen_reads);
     const TierPrediction no_counts = predict_tier_time(trace, 16, rates, writeback, &fills);
     EXPECT_NEAR(run.seconds, 0.008125, 1e-9); // Eq. 3: the fetch outlasts 16 tier-1 reads
-    EXPECT_NEAR(run.foreground_seconds, 0.008125 + 16 / 1e6, 1e-9); // the request waits for both
+    // The request waits for the fetch, the 16 lines' writes into tier 1 and its reads of them.
+    EXPECT_NEAR(run.foreground_seconds, 0.008125 + 16 / 1e6 + 16 / 1e6, 1e-9);
     EXPECT_NEAR(per_line_reads.seconds, no_counts.seconds, 1e-12);
     EXPECT_GT(per_line_reads.seconds, 10 * run.seconds);
     const std::vector<std::uint32_t> wrong_length{1, 1};

@@ -31,13 +31,32 @@ TierRates rates(bool independent) {
 }
 
 TEST(TierPrediction, ReadsAloneAreEquationsOneToFour) {
-    // 1,000 reads through tier 1 at 1,000/s take 1 s; 100 fills at 50/s take 2 s (Eq. 3: the
-    // later).
-    const TierPrediction p = predict_tier_time(requests(1000, 500, false), 100, rates(true), {});
-    EXPECT_DOUBLE_EQ(p.queueing.hit[0], 1.0);
-    EXPECT_DOUBLE_EQ(p.queueing.miss[0], 2.0);
-    EXPECT_DOUBLE_EQ(p.seconds, 2.0);
+    // 1,000 reads through tier 1 at 1,000/s take 1 s, and writing the 50 fetched lines into it at
+    // 100/s 0.5 s more; 50 fills at 50/s take 1 s (Eq. 3: the later).
+    const TierPrediction p = predict_tier_time(requests(1000, 500, false), 50, rates(true), {});
+    EXPECT_DOUBLE_EQ(p.queueing.hit[0], 1.5);
+    EXPECT_DOUBLE_EQ(p.queueing.miss[0], 1.0);
+    EXPECT_DOUBLE_EQ(p.seconds, 1.5);
     EXPECT_EQ(p.writeback.writebacks, 0u);
+}
+
+TEST(TierPrediction, AFillWritesItsWholeLineIntoTierOne) {
+    // 100 reads of 1 KiB, each a miss: tier 1 reads 1 KiB of each line and writes the whole
+    // 4 KiB line first. Tier 1 takes 1 ms per IO plus 1 us per KiB (5 ms for a line written in
+    // the Eq. 1 term, whole lines at tier1_write = 1 / 5 ms); the request waits for its fill,
+    // that write and its read, one after another.
+    TierRates r = rates(true);
+    r.tier1_read = r.tier1_write = 1 / 5e-3;
+    r.tier1_read_io = r.tier1_write_io = [](std::uint64_t bytes) {
+        return 1 / (1e-3 + static_cast<double>(bytes) / 1024 * 1e-6);
+    };
+    const Trace t = requests(100, 100, false, 1024);
+    const std::vector<std::uint32_t> fills(100, 1);
+    const TierPrediction p = predict_tier_time(t, 100, r, {}, &fills);
+    EXPECT_NEAR(p.queueing.hit[0], 100 * (1.001e-3 + 5e-3), 1e-12);
+    EXPECT_NEAR(p.foreground_seconds, 100 * (1 / 50.0 + 5e-3 + 1.001e-3), 1e-12);
+    // Without the fills known per request, Eq. 1 still charges the lines tier 2 read.
+    EXPECT_NEAR(predict_tier_time(t, 100, r, {}).queueing.hit[0], 100 * (1.001e-3 + 5e-3), 1e-12);
 }
 
 TEST(TierPrediction, EveryLineARequestTouchesIsATierOneReference) {

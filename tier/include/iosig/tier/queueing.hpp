@@ -2,6 +2,8 @@
 // model (node.hpp / node YAML).
 //
 //   Eq. 1  T_h,i = n_i,r / mu_1,r + n_i,w / mu_1,w    time tier 1 needs for process i's requests
+//          (+ f_i / mu_1,w: each line a fill brings writes a whole line into tier 1 before the
+//           miss is served like a hit; ProcessLoad::fills)
 //   Eq. 2  T_m,i = n_i,m / mu_2                        time tier 2 needs for its misses
 //          (here split by direction, n_i,m = fetches + write-backs:
 //           fetches / mu_2,r + write-backs / mu_2,w, or the larger of the two terms when the home
@@ -81,6 +83,9 @@ struct ProcessLoad {
         std::nullopt; // tier 2's time for tier2_reads when known (fill runs)
     std::optional<double> hit_seconds =
         std::nullopt; // Eq. 1's tier-1 time when known request by request (tier1_read_io)
+    // Lines written into tier 1 by fills, a whole line each at mu_1,w (added to Eq. 1 whether
+    // hit_seconds is given or not).
+    std::uint64_t fills = 0;
 };
 
 struct CompletionTime {

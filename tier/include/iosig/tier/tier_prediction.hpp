@@ -37,15 +37,16 @@ struct TierPrediction {
 // settings (its writeback_rate is set here from `rates`). `request_fills`, when given, holds each
 // request's demand fills (SimResult::request_fills): the replay then issues request i when the
 // requests before it have been served, each taking its lines at tier 1's rate plus its fills at
-// tier 2's, instead of spreading the requests evenly over the foreground time. A program waits for
-// its fills, so writes that follow one another without misses come close together and a line they
-// rewrite absorbs them in one dirty period. Throws std::invalid_argument for a trace that is not a
-// block trace, a line size of 0, or request_fills of another length than the trace.
-// `request_fill_reads`, when given with request_fills, holds the home reads each request's fills
-// take (SimResult::request_fill_reads: adjacent lines share one): its fills then cost
-// fetch_seconds (queueing.hpp) on the foreground's clock and in Eq. 2, instead of one read each;
-// the rest of tier2_reads (prefetched lines) then take `prefetch_reads` home reads
-// (SimResult::prefetch_reads; 0: one each).
+// tier 2's and their writes of whole lines into tier 1 (Eq. 1's fills, queueing.hpp), instead of
+// spreading the requests evenly over the foreground time. A program waits for its fills, so writes
+// that follow one another without misses come close together and a line they rewrite absorbs them
+// in one dirty period. Throws std::invalid_argument for a trace that is not a block trace, a line
+// size of 0, or request_fills of another length than the trace. `request_fill_reads`, when given
+// with request_fills, holds the home reads each request's fills take
+// (SimResult::request_fill_reads: adjacent lines share one): its fills then cost fetch_seconds
+// (queueing.hpp) on the foreground's clock and in Eq. 2, instead of one read each; the rest of
+// tier2_reads (prefetched lines) then take `prefetch_reads` home reads (SimResult::prefetch_reads;
+// 0: one each).
 //
 // `bypass`, when given, holds the home reads the sequential bypass made through the page cache
 // for each request (SimResult::request_bypass_ios and request_bypass_bytes; readahead_model.hpp):
