@@ -283,6 +283,40 @@ TEST(FileIdentity, RecoveryFindsAFileByThePathItWasLastOpenedBy) {
     EXPECT_EQ(tier->recovery().lines_written_home, 1u);
 }
 
+// A file opened to read through a symbolic link and closed; then it is moved, and the link made to
+// lead to its new name. An open of the link for writing reaches the file, and recovery after a
+// crash finds the dirty line's file where it is now. Since session 45 an open by the path a held
+// file was opened by last keeps the canonical path the engine has, while that path still leads to
+// the file (found by the kernel reference: an open that kept a path the move had made stale
+// failed with ENOENT).
+TEST(FileIdentity, AFileOpenedThroughALinkThatNowLeadsToItsNewNameIsFoundThere) {
+    ScratchDir dir;
+    const auto first = dir / "a", moved = dir / "c", link = dir / "b";
+    std::vector<char> expected = pattern(2 * line, 1);
+    write_file(first, expected);
+    std::filesystem::create_symlink("a", link);
+    const std::vector<char> dirty = pattern(line, 2);
+    std::copy(dirty.begin(), dirty.end(), expected.begin() + line);
+    {
+        auto tier = TierCache::open(four_line_config(dir, nullptr)); // nothing goes home
+        int h = tier->open_file(link, O_RDONLY);
+        ASSERT_GE(h, 0);
+        EXPECT_EQ(read_through(*tier, h, 2 * line), pattern(2 * line, 1));
+        ASSERT_EQ(tier->close(h), 0);
+        std::filesystem::rename(first, moved);
+        std::filesystem::remove(link);
+        std::filesystem::create_symlink("c", link);
+        h = tier->open_file(link, O_RDWR);
+        ASSERT_GE(h, 0) << "the open of the link failed: " << h;
+        ASSERT_EQ(tier->pwrite(h, dirty.data(), line, line), static_cast<ssize_t>(line));
+        EXPECT_EQ(read_through(*tier, h, 2 * line), expected);
+        tier->abandon();
+    }
+    auto tier = TierCache::open(config_for(dir, nullptr));
+    EXPECT_EQ(read_file(moved), expected);
+    EXPECT_EQ(tier->recovery().lines_written_home, 1u);
+}
+
 // The same file reached by another path (a hard link) is one file to the engine: a write through
 // one path is read through the other, before and after it goes home.
 TEST(FileIdentity, TwoPathsToOneFileShareItsLines) {

@@ -18,6 +18,16 @@ HomeFile* Engine::file_of(int handle, Handle** out) {
     return files_.at(it->second->file).get();
 }
 
+std::filesystem::path Engine::held_path_of(const std::filesystem::path& absolute,
+                                           const FileStatus& status) const {
+    std::shared_lock lock(files_mutex_);
+    const auto it = file_ids_.find(FileIdentity{status.device, status.inode});
+    if (it == file_ids_.end()) return {};
+    const HomeFile& file = *files_.at(it->second);
+    if (file.opened_as != absolute.native() || file.born_ns != status.born_ns) return {};
+    return file.path;
+}
+
 int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode) {
     if (abandoned_) return -EIO;
     const int access = flags & O_ACCMODE;
@@ -30,8 +40,25 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     std::error_code ec;
     const std::filesystem::path absolute = std::filesystem::absolute(home, ec);
     if (ec) return -(ec.value() != 0 ? ec.value() : ENOENT);
-    std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, ec);
-    if (ec) canonical = absolute;
+    // The file the path leads to now. One the engine holds, opened again by the absolute path it
+    // was opened by last, keeps the canonical path it has while that still leads to it (a link
+    // on the way may have changed since: then the path is worked out again). Working it out
+    // (weakly_canonical: a readlink and a stat per component) was half of such an open's time.
+    FileStatus status;
+    int looked = status_of(absolute, status);
+    std::filesystem::path canonical;
+    if (looked == 0 && !(flags & O_CREAT)) {
+        canonical = held_path_of(absolute, status);
+        FileStatus there;
+        if (!canonical.empty() &&
+            (status_of(canonical, there) != 0 || there.device != status.device ||
+             there.inode != status.inode || there.born_ns != status.born_ns))
+            canonical.clear();
+    }
+    if (canonical.empty()) {
+        canonical = std::filesystem::weakly_canonical(absolute, ec);
+        if (ec) canonical = absolute;
+    }
     // O_EXCL: anything at the name, a link that leads nowhere or into a loop included, is EEXIST,
     // as open(2) has it.
     struct stat at_name{};
@@ -43,7 +70,6 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
     // 32 the engine went by the path, and served the old file's lines and wrote into it). A file
     // the engine holds needs no descriptor of its own unless this handle is the first to write.
     // A released file (release_idle_files) needs one too.
-    FileStatus status;
     std::unique_ptr<File> io;
     std::unique_lock lock(files_mutex_, std::defer_lock);
     std::map<FileIdentity, std::uint32_t>::iterator found;
@@ -65,8 +91,8 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             give_back_locked();
         }
     } promise{*this};
-    for (;;) {
-        const int looked = status_of(canonical, status);
+    for (bool first = true;; first = false) {
+        if (!first) looked = status_of(canonical, status);
         // A path that leads to no file fails as open(2) would (and not with ENFILE when the engine
         // has no id to spare), unless O_CREAT makes the file: not there, no search permission, a
         // loop of links, a file where a directory should be.
@@ -152,6 +178,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
             file->io.use(std::move(io));
             file->writable = writes_file;
         }
+        file->opened_as = absolute.native();
         if (file->path != canonical.string() || reborn) {
             // Recovery finds the file by the path it was opened by last (the first may be gone),
             // and writes into it only if it was born when the journal says. mark_dirty reads
@@ -175,6 +202,7 @@ int Engine::open_file(const std::filesystem::path& home, int flags, mode_t mode)
         f->id = id;
         f->incarnation = ++files_made_;
         f->path = canonical.string();
+        f->opened_as = absolute.native();
         f->inode = identity.second;
         f->born_ns = status.born_ns;
         (void)io->file_system(f->file_system); // unknown ({0, 0}) if fstatfs fails

@@ -85,6 +85,11 @@ public:
     int ftruncate(int handle, off_t length) override;
     // ftruncate once the handle is checked, and O_TRUNC at open (also of a read-only handle).
     int truncate_file(HomeFile& file, off_t length);
+    // The canonical path of the held file `status` names when `absolute` is the path it was last
+    // opened by and it is the same incarnation; else empty (open_file works it out). The caller
+    // checks that the path still leads to the file.
+    std::filesystem::path held_path_of(const std::filesystem::path& absolute,
+                                       const FileStatus& status) const;
     off_t file_size(int handle) override;
     int close(int handle) override;
     int flush_all() override;

@@ -23,6 +23,7 @@ struct HomeFile {
     // forgotten file from the same line of the file that has its id now.
     std::uint64_t incarnation = 0;
     std::string path;               // the path it was last opened by
+    std::string opened_as;          // ... as the caller gave it, made absolute (files_mutex_)
     std::uint64_t inode = 0;        // journaled with the path: recovery writes into no other file
     std::int64_t born_ns = 0;       // ... with its birth time (FileStatus::born_ns)
     FileSystemIdentity file_system; // ... and its file system
