@@ -83,6 +83,49 @@ TEST(CloseToOpen, AFileCutShorterWhileNoHandleWasOpenEndsWhereItDoesNow) {
     ASSERT_EQ(tier->close(h), 0);
 }
 
+// The same, and then a write into the last line and a crash of the process: recovery writes that
+// line home up to the file's size now, not the larger size the journal took before the cut
+// (before session 45 it did, and the file grew back to 3 lines, zeros after the write).
+// With `refuse_at_open`, the journal refuses that record (one failed write) at the open: the
+// write asks for it again before its line is recorded dirty.
+void cut_shorter_then_crash(bool refuse_at_open) {
+    ScratchDir dir;
+    const auto path = dir / "data.bin";
+    write_file(path, pattern(line, 1));
+    TierConfig config = small_config(dir);
+    config.faults = IoFaults::without_power_cuts();
+    auto tier = TierCache::open(config);
+    int h = tier->open_file(path, O_RDWR);
+    std::vector<char> expected = pattern(3 * line, 2);
+    ASSERT_EQ(tier->pwrite(h, expected.data(), expected.size(), 0),
+              static_cast<ssize_t>(expected.size())); // the journal takes the size 3 lines
+    ASSERT_EQ(tier->close(h), 0);
+    std::filesystem::resize_file(path, line + 10);
+    expected.resize(line + 10);
+
+    if (refuse_at_open) config.faults->fail_one_write(1, {FileRole::journal});
+    h = tier->open_file(path, O_RDWR);
+    ASSERT_GE(h, 0);
+    EXPECT_EQ(config.faults->injected_failures(), refuse_at_open ? 1u : 0u);
+    const std::vector<char> written = pattern(5, 3);
+    ASSERT_EQ(tier->pwrite(h, written.data(), written.size(), line + 2), 5);
+    std::copy(written.begin(), written.end(), expected.begin() + line + 2);
+    EXPECT_EQ(tier->stats().dirty_lines, 1u) << "the write went home: no crash case";
+    tier->abandon();
+    tier.reset();
+    (void)TierCache::recover(config.cache_file);
+    EXPECT_EQ(std::filesystem::file_size(path), line + 10);
+    EXPECT_TRUE(read_file(path) == expected);
+}
+
+TEST(CloseToOpen, AFileCutShorterWhileNoHandleWasOpenKeepsItsSizeThroughACrash) {
+    cut_shorter_then_crash(false);
+}
+
+TEST(CloseToOpen, AFileCutShorterKeepsItsSizeThroughACrashAfterTheJournalRefusedTheRecordOnce) {
+    cut_shorter_then_crash(true);
+}
+
 // Nobody changed it, the engine's own write-back included: the next open keeps the cached lines
 // and its reads hit.
 TEST(CloseToOpen, AFileNobodyChangedKeepsItsCachedLines) {

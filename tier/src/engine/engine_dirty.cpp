@@ -29,6 +29,7 @@ int Engine::mark_dirty(HomeFile& file, Slot slot, std::int64_t new_size, ByteRan
                 return unrecorded_dirty;
             file.journaled = true;
         }
+        if (file.size_record_owed && !record_size_from_home_locked(file)) return unrecorded_dirty;
         // A failed append leaves no whole record (a torn one is overwritten by the next): the
         // journal still says what it said of the slot before this write.
         if (journal_->append_dirty(slot, file.id, line_of(m.key), size) < 0)

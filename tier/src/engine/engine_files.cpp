@@ -368,9 +368,26 @@ void Engine::forget_lines(HomeFile& file, std::optional<std::int64_t> size) {
         if (size) {
             file.size = file.home_size = *size;
             file.forgetting = false; // the opens waiting for it wake at let_lines_go's notify
+            // Recovery writes a dirty line home up to the largest size the journal took since
+            // the file's last TRUNCATE record: one larger than the file is now would make it
+            // write a new last line past the end (before session 45 the file grew back after a
+            // crash, zeros and all).
+            if (*size < journal_->journaled_size(file.id)) (void)record_size_from_home_locked(file);
         }
     }
     let_lines_go(file, slots, true);
+}
+
+bool Engine::record_size_from_home_locked(HomeFile& file) {
+    if (journal_->append_truncate(file.id, file.size) < 0) {
+        file.size_record_owed = true;
+        return false;
+    }
+    file.size_record_owed = false;
+    // Without it recovery would cut the home file to this size, over what another program may
+    // write after the next close: fsync asks for it again, as after a truncate.
+    if (journal_->append_truncate_done(file.id) < 0) file.truncate_done_unrecorded = true;
+    return true;
 }
 
 } // namespace iosig::tier::detail

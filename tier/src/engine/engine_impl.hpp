@@ -213,6 +213,10 @@ private:
     // file's size and ends its `forgetting`, which the caller set; without (a deleted file's
     // release), changes nothing else.
     void forget_lines(HomeFile& file, std::optional<std::int64_t> size);
+    // With mutex_ held: the journal's size of the file comes down to file.size, which another
+    // program made smaller (a TRUNCATE record, and a TRUNCATE_DONE as the home file is cut
+    // already). False, and size_record_owed set, when the journal refuses the first.
+    bool record_size_from_home_locked(HomeFile& file);
 
     // --- engine_writeback.cpp
     // `unrecorded` (when given) receives the error of a line written home whose CLEAN record the

@@ -63,6 +63,11 @@ struct HomeFile {
     // (mutex_) Its FILE record was appended: only then may a DIRTY record name the file, as
     // recovery finds the home file by it.
     bool journaled = false;
+    // (mutex_) Another program made the file smaller while no handle was open, and the journal
+    // refused the record that brings its size there down to the new one (recovery takes the
+    // largest size since the last TRUNCATE record): no line of it may be recorded dirty until
+    // that record is in (Engine::record_size_from_home_locked).
+    bool size_record_owed = false;
     // (files_mutex_) The file as its last handle left it, every line home: an open that finds
     // another version drops its cached lines (Engine::forget_lines; close-to-open consistency).
     std::optional<FileVersion> closed_version;
