@@ -85,11 +85,6 @@ public:
     int ftruncate(int handle, off_t length) override;
     // ftruncate once the handle is checked, and O_TRUNC at open (also of a read-only handle).
     int truncate_file(HomeFile& file, off_t length);
-    // The canonical path of the held file `status` names when `absolute` is the path it was last
-    // opened by and it is the same incarnation; else empty (open_file works it out). The caller
-    // checks that the path still leads to the file.
-    std::filesystem::path held_path_of(const std::filesystem::path& absolute,
-                                       const FileStatus& status) const;
     off_t file_size(int handle) override;
     int close(int handle) override;
     int flush_all() override;
@@ -210,9 +205,15 @@ private:
     bool has_lines_not_home_locked(std::uint32_t file_id);
     // Drops the file's clean lines, and its dirty ones whose bytes are home (home_unrecorded).
     // With `size` (another program changed the file while no handle was open), takes it as the
-    // file's size and ends its `forgetting`, which the caller set; without (a deleted file's
-    // release), changes nothing else.
+    // file's size (in the journal too when it is smaller than the journal's) and ends its
+    // `forgetting`, which the caller set; without (a deleted file's release), changes nothing
+    // else.
     void forget_lines(HomeFile& file, std::optional<std::int64_t> size);
+    // The canonical path of the held file `status` names when `absolute` is the path it was last
+    // opened by and it is the same incarnation; else empty (open_file works it out). The caller
+    // checks that the path still leads to the file.
+    std::filesystem::path held_path_of(const std::filesystem::path& absolute,
+                                       const FileStatus& status) const;
     // With mutex_ held: the journal's size of the file comes down to file.size, which another
     // program made smaller (a TRUNCATE record, and a TRUNCATE_DONE as the home file is cut
     // already). False, and size_record_owed set, when the journal refuses the first.
