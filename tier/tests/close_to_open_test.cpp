@@ -19,6 +19,7 @@
 namespace iosig::tier {
 namespace {
 
+using test_support::close_during_a_write_back_whose_clean_record_fails;
 using test_support::pattern;
 using test_support::read_file;
 using test_support::read_through;
@@ -245,20 +246,8 @@ TEST(CloseToOpen, AFileClosedDuringAWriteBackWhoseCleanRecordFailedIsReadAfresh)
     int h = tier->open_file(path, O_RDWR);
     ASSERT_GE(h, 0);
     const std::vector<char> written = pattern(line, 31);
-    // The write-back of line 0 stops at the home file's sync, before its CLEAN record.
-    config.faults->hold_syncs(FileRole::home);
-    ASSERT_EQ(tier->pwrite(h, written.data(), line, 0), static_cast<ssize_t>(line));
-    for (int i = 0; i < 10'000 && config.faults->syncs(FileRole::home) == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    ASSERT_GT(config.faults->syncs(FileRole::home), 0u) << "the flusher never wrote line 0 back";
-    config.faults->fail_one_write(1, {FileRole::journal}); // the CLEAN record
-    int closed = 1;
-    std::thread close([&] { closed = tier->close(h); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the close waits for line 0
-    config.faults->let_syncs_go();
-    close.join();
-    EXPECT_EQ(config.faults->injected_failures(), 1u) << "the CLEAN record was not refused";
-    ASSERT_EQ(closed, 0);
+    ASSERT_EQ(close_during_a_write_back_whose_clean_record_fails(*tier, *config.faults, h, written),
+              0);
     EXPECT_EQ(read_file(path), written);
 
     const std::vector<char> appended = pattern(line, 32);

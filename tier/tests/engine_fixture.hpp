@@ -200,4 +200,38 @@ private:
     std::thread thread_; // last: it starts once the counters exist
 };
 
+// Writes `bytes` (one line) at 0 through handle `h`, lets the flusher write the line back but
+// holds it at the home file's sync (before the line's CLEAN record), and closes `h` from another
+// thread meanwhile; the journal refuses the CLEAN record (one failed write, `faults`: the engine's
+// TierConfig::faults), so the close finds the line home but unrecorded. Returns the close's result
+// (1 when the test failed first: the flusher never wrote the line back, or the record was not
+// refused).
+inline int close_during_a_write_back_whose_clean_record_fails(TierCache& tier, IoFaults& faults,
+                                                              int h,
+                                                              const std::vector<char>& bytes) {
+    faults.hold_syncs(FileRole::home);
+    if (tier.pwrite(h, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
+        ADD_FAILURE() << "the write failed";
+        return 1;
+    }
+    for (int i = 0; i < 10'000 && faults.syncs(FileRole::home) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (faults.syncs(FileRole::home) == 0) {
+        ADD_FAILURE() << "the flusher never wrote the line back";
+        faults.let_syncs_go();
+        return 1;
+    }
+    faults.fail_one_write(1, {FileRole::journal}); // the CLEAN record
+    int closed = 1;
+    std::thread close([&] { closed = tier.close(h); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the close waits for the line
+    faults.let_syncs_go();
+    close.join();
+    if (faults.injected_failures() != 1) {
+        ADD_FAILURE() << "the CLEAN record was not refused";
+        return 1;
+    }
+    return closed;
+}
+
 } // namespace iosig::tier::test_support
